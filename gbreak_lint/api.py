@@ -1,0 +1,113 @@
+"""lint_paths(): runs the stages in order.  The one module that knows them all."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalog import Catalog, load_catalog
+from .checks import run_checks
+from .config import Config
+from .diagnostics import Diagnostic, FileError, LintResult
+from .discover import iter_python_files
+from .index import build_index
+from .knowledge import load_profile
+from .model.predict import Prediction, predict
+from .parse import parse_file
+
+NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+
+
+@dataclass(frozen=True)
+class Selection:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def wants(self, code: str) -> bool:
+        if self.select and not any(code.startswith(p) for p in self.select):
+            return False
+        return not any(code.startswith(p) for p in self.ignore)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything a run computed: what reports and `explain` read."""
+
+    result: LintResult
+    prediction: Prediction | None
+    catalog: Catalog
+
+
+def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None) -> LintResult:
+    return analyse(paths, config, selection).result
+
+
+def analyse(paths: list[Path], config: Config, selection: Selection | None = None) -> Analysis:
+    selection = selection or Selection(config.select, config.ignore)
+    knowledge = load_profile(config.torch_profile)
+    catalog = load_catalog(config.extra_rules)
+    excludes = config.exclude + config.extend_exclude
+    reported = iter_python_files(paths, config.root, excludes)
+    indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
+    wanted = {str(p) for p in reported}
+    parsed, diagnostics, errors = [], [], []
+    for path in indexed:
+        outcome = parse_file(path)
+        if outcome.parsed is not None:
+            parsed.append(outcome.parsed)
+        elif str(path) in wanted:
+            if outcome.diagnostic is not None:
+                diagnostics.append(outcome.diagnostic)
+            if outcome.error is not None:
+                errors.append(outcome.error)
+    index = build_index(parsed, knowledge)
+    prediction = predict(index.project, knowledge, catalog, index.entries, index.configs)
+    diagnostics += [d for d in run_checks(catalog, prediction) if d.path in wanted]
+    sources = {str(p.path): p.module for p in parsed}
+    kept = _filter(diagnostics, selection, config, sources)
+    result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
+                        tuple(sorted(errors, key=lambda e: e.path)))
+    return Analysis(result, prediction, catalog)
+
+
+def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[Diagnostic]:
+    lines_cache: dict[str, list[str]] = {}
+    kept = []
+    for d in diagnostics:
+        if not selection.wants(d.code) or _per_file_ignored(d, config):
+            continue
+        if d.path in sources:
+            lines = lines_cache.setdefault(d.path, sources[d.path].code.splitlines())
+            if _suppressed(d, lines):
+                continue
+        kept.append(d)
+    return kept
+
+
+def _per_file_ignored(d: Diagnostic, config: Config) -> bool:
+    try:
+        rel = Path(d.path).relative_to(config.root).as_posix()
+    except ValueError:
+        rel = d.path
+    for pattern, codes in config.per_file_ignores:
+        if fnmatch.fnmatchcase(rel, pattern) and any(d.code.startswith(c) for c in codes):
+            return True
+    return False
+
+
+def _suppressed(d: Diagnostic, lines: list[str]) -> bool:
+    """`# noqa`, `# noqa: GBL101`, `# gbreak-lint: ignore[GBL101]` on the reported line(s)."""
+    for number in {d.span.line, d.span.end_line}:
+        if not 0 < number <= len(lines):
+            continue
+        text = lines[number - 1]
+        for regex in (NOQA_RE, IGNORE_RE):
+            m = regex.search(text)
+            if m is None:
+                continue
+            codes = m.group("codes")
+            if not codes or any(d.code.startswith(c.strip()) for c in re.split(r"[\s,]+", codes) if c.strip()):
+                return True
+    return False

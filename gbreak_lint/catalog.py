@@ -1,0 +1,154 @@
+"""The rule catalog: one YAML file per rule in rules/ (shipped in the wheel) plus user folders."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+import yaml
+
+from .diagnostics import KINDS, SEVERITIES
+
+CODE_RE = re.compile(r"^GBL\d{3}$")
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+REQUIRED = ("code", "name", "kind", "severity", "summary", "message", "why", "example", "use_instead")
+TRIGGER_KEYS = frozenset({
+    "call", "call_with_tensor_arg", "call_with_tensor_or_module_arg", "tensor_method",
+    "logger_method", "tensor_attribute_assign", "check",
+})
+BREAK_KINDS = ("resumable", "skip_frame", "unresumable", "none")
+DOCS_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+
+
+class CatalogError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    kind: str
+    severity: str
+    summary: str
+    message: str
+    why: str
+    example: str
+    use_instead: str
+    gb_codes: tuple[str, ...] = ()
+    torch: str = ">=2.13"
+    fix_safety: str = "none"
+    fix_description: str | None = None
+    suggestion: str | None = None
+    trigger: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    break_kind: str = "none"
+    unless_config: str | None = None
+    check: str | None = None  # structural rules: module in gbreak_lint/checks/
+    source: str = ""
+
+    @property
+    def gb_code(self) -> str | None:
+        return self.gb_codes[0] if self.gb_codes else None
+
+    @property
+    def docs_url(self) -> str | None:
+        return DOCS_URL.format(self.gb_code.lower()) if self.gb_code else None
+
+    @property
+    def is_cause(self) -> bool:
+        return self.kind == "graph-break" and bool(self.trigger)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    rules: tuple[Rule, ...]
+
+    def by_code(self, code: str) -> Rule:
+        for rule in self.rules:
+            if rule.code == code:
+                return rule
+        raise KeyError(code)
+
+    def get(self, code: str) -> Rule | None:
+        return next((r for r in self.rules if r.code == code), None)
+
+    def causes(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.is_cause)
+
+    def cause_for_check(self, check: str) -> Rule | None:
+        return next((r for r in self.causes() if r.trigger.get("check") == check), None)
+
+
+def builtin_rules_dir() -> Path:
+    """rules/ of a source checkout, else the copy installed as gbreak_lint.rules_data."""
+    checkout = Path(__file__).resolve().parent.parent / "rules"
+    if checkout.is_dir():
+        return checkout
+    from importlib import resources
+
+    return Path(str(resources.files("gbreak_lint.rules_data")))
+
+
+def load_catalog(extra: Path | None = None) -> Catalog:
+    rules = [_load_rule(p) for p in sorted(builtin_rules_dir().glob("*.yaml"))]
+    if extra is not None:
+        if not extra.is_dir():
+            raise CatalogError(f"extra rules folder not found: {extra}")
+        rules += [_load_rule(p) for p in sorted(extra.glob("*.yaml"))]
+    _check_unique(rules)
+    return Catalog(tuple(sorted(rules, key=lambda r: r.code)))
+
+
+def _check_unique(rules: list[Rule]) -> None:
+    for attr in ("code", "name"):
+        seen: dict[str, str] = {}
+        for rule in rules:
+            value = getattr(rule, attr)
+            if value in seen:
+                raise CatalogError(f"two rules share the {attr} '{value}': {seen[value]} and {rule.source}")
+            seen[value] = rule.source
+
+
+def _load_rule(path: Path) -> Rule:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise CatalogError(f"{path}: cannot load rule: {err}") from err
+    if not isinstance(data, dict):
+        raise CatalogError(f"{path}: a rule file must hold a mapping")
+    missing = [k for k in REQUIRED if not data.get(k)]
+    if missing:
+        raise CatalogError(f"{path}: missing {', '.join(missing)}")
+    _validate(path, data)
+    fix = data.get("fix") or {}
+    return Rule(
+        code=data["code"], name=data["name"], kind=data["kind"], severity=data["severity"],
+        summary=str(data["summary"]).strip(), message=str(data["message"]).strip(),
+        why=str(data["why"]).strip(), example=str(data["example"]),
+        use_instead=str(data["use_instead"]), gb_codes=tuple(data.get("gb_codes") or ()),
+        torch=str(data.get("torch", ">=2.13")), fix_safety=fix.get("safety", "none"),
+        fix_description=fix.get("description"), suggestion=data.get("suggestion"),
+        trigger=MappingProxyType(dict(data.get("trigger") or {})),
+        break_kind=data.get("break", "none"), unless_config=data.get("unless_config"),
+        check=data.get("check"), source=str(path),
+    )
+
+
+def _validate(path: Path, data: dict) -> None:
+    if not CODE_RE.match(str(data["code"])):
+        raise CatalogError(f"{path}: code must look like GBL123")
+    if not NAME_RE.match(str(data["name"])):
+        raise CatalogError(f"{path}: name must be kebab-case")
+    if data["kind"] not in KINDS:
+        raise CatalogError(f"{path}: kind must be one of {', '.join(KINDS)}")
+    if data["severity"] not in SEVERITIES:
+        raise CatalogError(f"{path}: severity must be one of {', '.join(SEVERITIES)}")
+    if data.get("break", "none") not in BREAK_KINDS:
+        raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
+    if not data.get("trigger") and not data.get("check"):
+        raise CatalogError(f"{path}: a rule needs a trigger (break cause) or a check (structural)")
+    unknown = set(data.get("trigger") or {}) - TRIGGER_KEYS
+    if unknown:
+        raise CatalogError(f"{path}: unknown trigger {', '.join(sorted(unknown))}")

@@ -1,0 +1,39 @@
+"""GBL102/103/104/105: unresumable breaks (try, with, skip_frame, generators) -> skip or partial."""
+from __future__ import annotations
+
+from ..diagnostics import FrameRef
+from ..model.predict import Frame, Prediction
+from .common import diagnostic, short
+
+RULE_FOR_REASON = {"try": "graph-break-in-try-block", "with": "graph-break-in-with-block",
+                   "context_manager": "graph-break-in-with-block",
+                   "skip_frame": "frame-skipped-by-skip-frame",
+                   "generator": "graph-break-in-consumed-generator"}
+
+
+def run(rule, prediction: Prediction):
+    for frame in prediction.frames:
+        if RULE_FOR_REASON.get(frame.reason) != rule.name:
+            continue
+        yield diagnostic(rule, frame.site, _message(rule.message, frame), kind=_kind(frame),
+                         span=frame.break_span, path=frame.path, function=frame.qualname,
+                         frame=FrameRef(frame.path, frame.name, frame.def_line), gb_code=rule.gb_code)
+
+
+def _kind(frame: Frame) -> str:
+    if frame.outcome.startswith("resume-"):
+        return "advice"  # the original frame was compiled; only a resume function is affected
+    return "frame-partial" if frame.outcome == "partial" else "frame-skipped"
+
+
+def _message(template: str, frame: Frame) -> str:
+    name = short(frame.qualname)
+    if frame.outcome.endswith("partial"):
+        where = f"before line {frame.block_line}" if frame.block_line else "before it"
+        outcome = (f"Dynamo compiles `{name}` up to the checkpoint {where} "
+                   f"({frame.ops_before} ops) and runs the rest eagerly")
+    else:
+        outcome = f"Dynamo skips `{name}` and runs it eagerly ({frame.ops_before} op(s) before the block, 2 needed for a checkpoint)"
+    label = frame.label or "..."
+    return (template.replace("{outcome}", outcome).replace("{function}", name)
+            .replace("{label}", label).replace("{callee}", short(frame.site.function)))

@@ -1,0 +1,130 @@
+"""Command line: argument parsing only; the work happens in api.py."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+LEVELS = {"info": 0, "warning": 1, "error": 2}
+
+
+class UsageFailure(Exception):
+    pass
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        out += [v.strip().upper() for v in value.split(",") if v.strip()]
+    return tuple(out)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gbreak-lint")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Predict where torch.compile (Dynamo) will break the graph or skip a frame."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(check)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--select", multiple=True, help="Only report codes with these prefixes (comma-separated).")
+@click.option("--ignore", multiple=True, help="Do not report codes with these prefixes.")
+@click.option("--fail-on", type=click.Choice(list(LEVELS)), help="Lowest severity that fails the run.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Read [tool.gbreak-lint] from this pyproject.toml.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False),
+              help="Project root for the index (default: found from the paths).")
+@click.option("--torch-version", "torch_profile", help="Torch knowledge profile (default 2.13).")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, quiet):
+    """Scan PATHS (default: .) for predicted graph breaks."""
+    from .api import Selection, analyse
+    from .config import load_config
+
+    paths = list(paths) or [Path(".")]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageFailure(f"no such file or directory: {', '.join(missing)}")
+    config = load_config(paths[0], config_file)
+    config = config.with_overrides(fail_on=fail_on, torch_profile=torch_profile,
+                                   root=root.resolve() if root else None)
+    selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
+    result = analyse(paths, config, selection).result
+    if fmt == "json":
+        from .report.json_report import render
+
+        click.echo(render(result, config.torch_profile), nl=False)
+    else:
+        from .report.text import render
+
+        text = render(result)
+        if quiet:
+            text = "".join(text.splitlines(keepends=True)[:-1])
+        click.echo(text, nl=False)
+    threshold = LEVELS[config.fail_on]
+    failing = any(LEVELS[d.severity] >= threshold for d in result.diagnostics)
+    raise SystemExit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+@cli.command("rules")
+def rules_cmd():
+    """List the rule catalog."""
+    from .catalog import load_catalog
+
+    for rule in load_catalog().rules:
+        gb = ",".join(rule.gb_codes) or "-"
+        click.echo(f"{rule.code}  {rule.name:<40} {rule.severity:<8} {rule.kind:<14} {gb}")
+
+
+@cli.command("rule")
+@click.argument("code")
+def rule_cmd(code):
+    """Print one rule's documentation."""
+    from .catalog import load_catalog
+
+    rule = load_catalog().get(code.upper())
+    if rule is None:
+        raise UsageFailure(f"unknown rule {code}")
+    from .report.rule_doc import render
+
+    click.echo(render(rule), nl=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .catalog import CatalogError
+    from .config import ConfigError
+    from .knowledge import UnknownProfile
+
+    try:
+        cli.main(args=argv, prog_name="gbreak-lint", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except click.exceptions.Abort:
+        return EXIT_ERROR
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_ERROR
+    except (UsageFailure, ConfigError, CatalogError, UnknownProfile) as exc:
+        click.echo(f"gbreak-lint: error: {exc}", err=True)
+        return EXIT_ERROR
+    except Exception as exc:  # never show a traceback to a user unless asked
+        if os.environ.get("GBREAK_LINT_DEBUG"):
+            raise
+        click.echo(f"gbreak-lint: internal error: {type(exc).__name__}: {exc} "
+                   "(set GBREAK_LINT_DEBUG=1 for the traceback)", err=True)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

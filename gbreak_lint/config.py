@@ -1,0 +1,117 @@
+"""`[tool.gbreak-lint]` in pyproject.toml, found by walking up from the scanned path."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on 3.10
+    import tomli as tomllib
+
+SEVERITY_LEVELS = {"info": 0, "warning": 1, "error": 2}
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+# key in pyproject -> (attribute, expected python type)
+KNOWN_KEYS = {
+    "select": ("select", list),
+    "ignore": ("ignore", list),
+    "exclude": ("exclude", list),
+    "extend-exclude": ("extend_exclude", list),
+    "per-file-ignores": ("per_file_ignores", dict),
+    "fail-on": ("fail_on", str),
+    "torch-version": ("torch_profile", str),
+    "extra-rules": ("extra_rules", str),
+    "entry-points": ("entry_points", list),
+}
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    source: Path | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fail_on: str = "info"
+    torch_profile: str = "2.13"
+    extra_rules: Path | None = None
+    entry_points: tuple[str, ...] = field(default=())
+
+    def with_overrides(self, **changes) -> "Config":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest ancestor holding a project marker; the start folder when there is none."""
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
+            return candidate
+    return folder
+
+
+def find_config_file(start: Path) -> Path | None:
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+        if (candidate / ".git").exists():
+            return None  # never read configuration from outside the repository
+    return None
+
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return "gbreak-lint" in data.get("tool", {})
+
+
+def load_config(start: Path, explicit: Path | None = None) -> Config:
+    path = explicit or find_config_file(start)
+    if path is None:
+        return Config(root=find_project_root(start))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise ConfigError(f"{path}: cannot read configuration: {err}") from err
+    table = data.get("tool", {}).get("gbreak-lint", {})
+    return _from_table(table, path)
+
+
+def _from_table(table: dict, path: Path) -> Config:
+    values: dict = {}
+    for key, value in table.items():
+        if key not in KNOWN_KEYS:
+            known = ", ".join(sorted(KNOWN_KEYS))
+            raise ConfigError(f"{path}: unknown key '{key}' in [tool.gbreak-lint] (known: {known})")
+        attr, kind = KNOWN_KEYS[key]
+        if not isinstance(value, kind):
+            raise ConfigError(f"{path}: '{key}' must be a {kind.__name__}")
+        values[attr] = value
+    root = path.parent
+    if "fail_on" in values and values["fail_on"] not in SEVERITY_LEVELS:
+        raise ConfigError(f"{path}: 'fail-on' must be one of error, warning, info")
+    for attr in ("select", "ignore", "exclude", "extend_exclude", "entry_points"):
+        if attr in values:
+            values[attr] = tuple(str(v) for v in values[attr])
+    if "per_file_ignores" in values:
+        values["per_file_ignores"] = tuple(
+            (pattern, tuple(codes) if isinstance(codes, list) else (str(codes),))
+            for pattern, codes in values["per_file_ignores"].items()
+        )
+    if "extra_rules" in values:
+        values["extra_rules"] = (root / values["extra_rules"]).resolve()
+    return Config(root=root, source=path, **values)

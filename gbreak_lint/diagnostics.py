@@ -1,0 +1,74 @@
+"""Plain frozen result types shared by every stage (no behaviour beyond ordering)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = ("graph-break", "frame-skipped", "frame-partial", "compile-error", "advice", "syntax-error")
+SEVERITIES = ("info", "warning", "error")
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """1-based lines, 1-based columns (as printed by the text report)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    path: str
+    line: int
+    function: str
+
+
+@dataclass(frozen=True)
+class FrameRef:
+    path: str
+    function: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    safety: str  # "safe" | "unsafe"
+    description: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    severity: str
+    kind: str
+    path: str  # absolute path of the file
+    span: Span
+    message: str
+    function: str | None = None
+    gb_code: str | None = None
+    times_traced: int | None = None
+    chain: tuple[ChainLink, ...] = ()
+    entry: str | None = None
+    frame: FrameRef | None = None
+    suggestion: str | None = None
+    fix: Fix | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.span.line, self.span.column, self.code, self.message)
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be read or analysed; the scan goes on."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class LintResult:
+    files_scanned: int
+    diagnostics: tuple[Diagnostic, ...]
+    errors: tuple[FileError, ...] = field(default=())

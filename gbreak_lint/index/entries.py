@@ -1,0 +1,163 @@
+"""Compile entry points (every form users write) and the Dynamo config flags a module sets."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..knowledge import Knowledge
+from .project import ProjectIndex
+from .symbols import ClassInfo, FunctionInfo, ModuleIndex
+
+MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    function: str  # qualname of the compiled function (a module's forward for modules)
+    path: str  # where the compile happens
+    line: int
+    fullgraph: bool
+    how: str  # "decorator" | "torch.compile(fn)" | "torch.compile(module)" | "module.compile()" | ...
+
+
+@dataclass(frozen=True)
+class ConfigSet:
+    flag: str
+    value: bool
+    path: str
+    line: int
+
+
+class _EntryFinder(cst.CSTVisitor):
+    def __init__(self, project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
+        self.project = project
+        self.k = knowledge
+        self.module = module
+        self.by_node = {fn.node: fn for fn in module.functions.values()}
+        self.class_by_node = {c.node: c for c in module.classes.values()}
+        self.stack: list[FunctionInfo] = []
+        self.class_stack: list[ClassInfo] = []
+        self.local_types: list[dict[str, str]] = [{}]
+        self.entries: list[EntryPoint] = []
+        self.configs: list[ConfigSet] = []
+
+    # -- helpers ---------------------------------------------------------------------
+    @property
+    def function(self) -> FunctionInfo | None:
+        return self.stack[-1] if self.stack else None
+
+    def qualify(self, expr) -> str | None:
+        return self.project.qualify(expr, self.module, self.function)
+
+    def line(self, node) -> int:
+        return self.module.parsed.line(node)
+
+    def add(self, fn: FunctionInfo | None, node, fullgraph: bool, how: str) -> None:
+        if fn is not None:
+            self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how))
+
+    def is_compile(self, qual: str | None) -> bool:
+        return qual in self.k.compile_functions
+
+    def instance_class(self, expr) -> ClassInfo | None:
+        if isinstance(expr, cst.Call):
+            return self.project.klass(self.qualify(expr.func))
+        if isinstance(expr, cst.Name):
+            if expr.value == "self" and self.class_stack:
+                return self.class_stack[-1]
+            for scope in reversed(self.local_types):
+                if expr.value in scope:
+                    return self.project.klass(scope[expr.value])
+            value = self.module.values.get(expr.value)
+            if isinstance(value, cst.Call):
+                return self.project.klass(self.qualify(value.func))
+        return None
+
+    def forward_of(self, cls: ClassInfo | None) -> FunctionInfo | None:
+        return self.project.method(cls, "forward") if cls is not None else None
+
+    # -- scopes ----------------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_stack.append(self.class_by_node[node])
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        fn = self.by_node.get(node)
+        for dec in node.decorators:
+            self._decorator(fn, dec.decorator)
+        self.stack.append(fn)
+        self.local_types.append({})
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.pop()
+        self.local_types.pop()
+
+    def _decorator(self, fn: FunctionInfo | None, expr) -> None:
+        if self.is_compile(self.qualify(expr)):
+            self.add(fn, expr, False, "decorator")
+        elif isinstance(expr, cst.Call):
+            qual = self.qualify(expr.func)
+            if self.is_compile(qual) and (not expr.args or expr.args[0].keyword is not None):
+                self.add(fn, expr, _fullgraph(expr), "decorator")
+            elif qual in self.k.legacy_optimize:
+                self.add(fn, expr, _fullgraph(expr), "torch._dynamo.optimize decorator")
+
+    # -- statements ------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Name) and isinstance(node.value, cst.Call):
+                cls = self.project.klass(self.qualify(node.value.func))
+                if cls is not None:
+                    self.local_types[-1][t.value] = cls.qualname
+            self._config_assign(t, node.value, node)
+
+    def _config_assign(self, target, value, node) -> None:
+        if not isinstance(target, cst.Attribute) or not isinstance(value, cst.Name):
+            return
+        qual = self.qualify(target.value)
+        if qual in self.k.config_prefixes and target.attr.value in self.k.config_flags \
+                and value.value in ("True", "False"):
+            self.configs.append(ConfigSet(target.attr.value, value.value == "True",
+                                          self.module.path, self.line(node)))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        qual = self.qualify(func)
+        if self.is_compile(qual) and node.args and node.args[0].keyword is None:
+            self._compiled_value(node.args[0].value, node, _fullgraph(node), "torch.compile")
+        elif isinstance(func, cst.Call) and self.qualify(func.func) in self.k.legacy_optimize and node.args:
+            self._compiled_value(node.args[0].value, node, _fullgraph(func), "torch._dynamo.optimize")
+        elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
+            cls = self.instance_class(func.value)
+            if cls is not None:
+                self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()")
+
+    def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
+        cls = self.instance_class(value)
+        if cls is not None:
+            self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)")
+            return
+        target = self.project.lookup(self.qualify(value))
+        if isinstance(target, FunctionInfo):
+            self.add(target, node, fullgraph, f"{how}(fn)")
+        elif isinstance(target, ClassInfo):  # torch.compile(SomeModule) compiles the class call
+            self.add(self.forward_of(target), node, fullgraph, f"{how}(module)")
+        elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
+            self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+
+
+def _fullgraph(call: cst.Call) -> bool:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("fullgraph", "nopython"):
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return False
+
+
+def find_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
+    finder = _EntryFinder(project, knowledge, module)
+    module.parsed.module.visit(finder)
+    return tuple(finder.entries), tuple(finder.configs)

@@ -1,0 +1,42 @@
+"""Dotted names: module names from paths, and qualified names of expressions."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+
+
+def module_name_for(path: Path) -> str:
+    """The import name of a file, found from its chain of `__init__.py` folders.
+
+    `src/pkg/sub/mod.py` with `pkg/__init__.py` and `pkg/sub/__init__.py` -> `pkg.sub.mod`;
+    a file outside any package is a top-level module named after its stem.
+    """
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) if parts else path.parent.name
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """`a.b.c` -> "a.b.c"; anything that is not a plain attribute chain -> None."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    return None
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """Absolute module named by `from <level dots><target> import ...` inside `module`."""
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    if target:
+        parts.append(target)
+    return ".".join(p for p in parts if p)

@@ -1,0 +1,56 @@
+"""Version-keyed Dynamo knowledge (which context managers resume, which calls are tensors...)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+
+
+class UnknownProfile(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    profile: str
+    python: str
+    comprehension_frames: bool
+    gb_codes: Mapping[str, str]
+    sets: Mapping[str, frozenset]  # every list-valued entry, as a frozenset
+    breaking_context_managers: Mapping[str, str]
+
+    def has(self, key: str, name: str | None) -> bool:
+        return name is not None and name in self.sets.get(key, frozenset())
+
+    def __getattr__(self, key: str) -> frozenset:
+        # lets checks read `knowledge.resumable_context_managers` etc. as frozensets
+        sets = object.__getattribute__(self, "sets")
+        if key in sets:
+            return sets[key]
+        raise AttributeError(key)
+
+
+def available_profiles() -> list[str]:
+    return sorted(p.stem.removeprefix("torch-") for p in HERE.glob("torch-*.yaml"))
+
+
+@lru_cache(maxsize=None)
+def load_profile(profile: str = "2.13") -> Knowledge:
+    path = HERE / f"torch-{profile}.yaml"
+    if not path.is_file():
+        raise UnknownProfile(
+            f"unknown torch profile '{profile}' (available: {', '.join(available_profiles())})")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    sets = {k: frozenset(v) for k, v in data.items() if isinstance(v, list)}
+    return Knowledge(
+        profile=str(data["profile"]), python=str(data["python"]),
+        comprehension_frames=bool(data["comprehension_frames"]),
+        gb_codes=MappingProxyType(dict(data["gb_codes"])), sets=MappingProxyType(sets),
+        breaking_context_managers=MappingProxyType(dict(data["breaking_context_managers"])),
+    )

@@ -1,0 +1,212 @@
+"""Match calls, assignments and `with` items against the break-cause catalog and knowledge."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.symbols import FunctionInfo
+from .resolve import CallTarget
+from .types import Ctx, FrameKey
+
+LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
+
+
+class CauseMatcher:
+    def __init__(self, env, builder):
+        self.env = env
+        self.b = builder
+        self.k = env.knowledge
+
+    # -- catalog access --------------------------------------------------------------
+    def rule_for_check(self, check: str):
+        return self.env.checks.get(check)
+
+    def check_enabled(self, check: str) -> bool:
+        rule = self.env.checks.get(check)
+        return rule is not None and not self.env.flag(rule.unless_config)
+
+    def _enabled(self, rule) -> bool:
+        return not self.env.flag(rule.unless_config)
+
+    # -- calls -----------------------------------------------------------------------
+    def classify_call(self, node: cst.Call) -> None:
+        b = self.b
+        qual = b.resolver.qualify(node.func)
+        rule = self._cause_rule(node, qual)
+        if rule is not None:
+            name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
+            b.emit_break(rule, node, detail=name)
+            return
+        if self._higher_order(node, qual):
+            return
+        target = b.resolver.resolve(node.func)
+        if target is not None:
+            self._project_call(node, target)
+            return
+        if b.scope.is_tensor(node):
+            b.emit("op", node)
+
+    def _cause_rule(self, node: cst.Call, qual: str | None):
+        env = self.env
+        first_arg = node.args[0].value if node.args else None
+        if qual is not None:
+            for rule in env.calls.get(qual, ()):
+                if self._enabled(rule):
+                    return rule
+            for rule in env.tensor_arg_calls.get(qual, ()):
+                if first_arg is not None and self.b.scope.is_tensor(first_arg) and self._enabled(rule):
+                    return rule
+            for rule in env.tensor_or_module_arg_calls.get(qual, ()):
+                if first_arg is not None and self._tensor_or_module(first_arg) and self._enabled(rule):
+                    return rule
+        if isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            receiver = node.func.value
+            for rule in env.tensor_methods.get(method, ()):
+                if self.b.scope.is_tensor(receiver) and self._enabled(rule):
+                    return rule
+            for rule in env.logger_methods.get(method, ()):
+                if self.is_logger(receiver) and self._enabled(rule):
+                    return rule
+        return None
+
+    def _tensor_or_module(self, expr: cst.BaseExpression) -> bool:
+        if self.b.scope.is_tensor(expr):
+            return True
+        cls = self.b.resolver.class_of(expr)
+        return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
+
+    def is_logger(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Call):
+            return self.b.resolver.qualify(expr.func) in LOGGING_FACTORIES
+        if isinstance(expr, cst.Name):
+            if expr.value in self.b.loggers:
+                return True
+            value = self.b.module.values.get(expr.value)
+            return isinstance(value, cst.Call) and self.is_logger(value)
+        if isinstance(expr, cst.Attribute) and self.b.resolver.cls is not None \
+                and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            found = self.env.project.class_attribute(self.b.resolver.cls, expr.attr.value)
+            return found is not None and isinstance(found[1], cst.Call) and self.is_logger(found[1])
+        return False
+
+    def attribute_assign(self, target: cst.Attribute) -> None:
+        self.b.expr(target.value)
+        for rule in self.env.attribute_assigns.get(target.attr.value, ()):
+            if self.b.scope.is_tensor(target.value) and self._enabled(rule):
+                self.b.emit_break(rule, target)
+                return
+
+    # -- project calls ---------------------------------------------------------------
+    def _project_call(self, node: cst.Call, target: CallTarget) -> None:
+        fn = target.function
+        disabled = self.disabled(fn)
+        key = self.frame_key(target, node)
+        if disabled is not None:
+            rule = self.rule_for_check("disabled_call")
+            if rule is not None:
+                gb = rule.gb_codes[1] if disabled == "nonrecursive" and len(rule.gb_codes) > 1 else rule.gb_code
+                self.b.emit_break(rule, node, gb_code=gb, detail=fn.qualname)
+            if disabled == "nonrecursive":
+                self.b.emit("call", node, target=key, mode="eager")
+            return
+        self.env.frame(key)  # build the callee first so its return type is known
+        mode = "generator" if fn.is_generator else "inline"
+        self.b.emit("call", node, target=key, mode=mode)
+
+    def frame_key(self, target: CallTarget, node: cst.Call) -> FrameKey:
+        params = [p for p in target.function.params]
+        if target.skip_first_param and params and params[0].kind == "positional":
+            params = params[1:]
+        positional = [p for p in params if p.kind == "positional"]
+        tensors: set[str] = set()
+        bindings: list[tuple[str, str]] = []
+        for i, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+            if i < len(positional):
+                self._bind(positional[i].name, arg.value, tensors, bindings)
+        by_name = {p.name for p in params}
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in by_name:
+                self._bind(arg.keyword.value, arg.value, tensors, bindings)
+        return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings)))
+
+    def _bind(self, name, value, tensors, bindings) -> None:
+        """A tensor argument, or a function passed in (resolvable where it is a plain name)."""
+        if self.b.scope.is_tensor(value):
+            tensors.add(name)
+        elif isinstance(value, cst.Name) and value.value in self.b.resolver.bindings:
+            bindings.append((name, self.b.resolver.bindings[value.value]))
+        elif isinstance(value, (cst.Name, cst.Attribute)):
+            fn = self.env.project.function(self.b.resolver.qualify(value))
+            if fn is not None:
+                bindings.append((name, fn.qualname))
+
+    def disabled(self, fn: FunctionInfo) -> str | None:
+        """"recursive" / "nonrecursive" when `fn` is decorated with torch.compiler.disable."""
+        module = self.env.project.modules[fn.module]
+        for dec in fn.decorators:
+            expr = dec.decorator
+            call = expr if isinstance(expr, cst.Call) else None
+            qual = self.env.project.qualify(call.func if call else expr, module)
+            if qual in self.k.disable_decorators:
+                if call and any(a.keyword and a.keyword.value == "recursive"
+                                and isinstance(a.value, cst.Name) and a.value.value == "False"
+                                for a in call.args):
+                    return "nonrecursive"
+                return "recursive"
+        return None
+
+    def strict_decorator(self, fn: FunctionInfo) -> bool | None:
+        module = self.env.project.modules[fn.module]
+        for dec in fn.decorators:
+            if isinstance(dec.decorator, cst.Call):
+                qual = self.env.project.qualify(dec.decorator.func, module)
+                if qual in self.k.error_on_graph_break:
+                    return _bool_arg(dec.decorator)
+        return None
+
+    def _higher_order(self, node: cst.Call, qual: str | None) -> bool:
+        if qual in self.k.checkpoint_functions and node.args:
+            return self._hop_call(node, [node.args[0].value], "checkpoint")
+        if qual in self.k.strict_higher_order_functions and len(node.args) >= 3:
+            return self._hop_call(node, [a.value for a in node.args[1:3]], "strict_hop")
+        return False
+
+    def _hop_call(self, node: cst.Call, fns, mode: str) -> bool:
+        found = False
+        for fn_expr in fns:
+            target = self.b.resolver.resolve(fn_expr) if isinstance(fn_expr, (cst.Name, cst.Attribute)) else None
+            fn = target.function if target else self.env.project.function(self.b.resolver.qualify(fn_expr))
+            if fn is None:
+                continue
+            operands = {p.name for p in fn.params[:1]} if fn.params else set()
+            key = FrameKey(fn.qualname, frozenset(operands))
+            self.env.frame(key)
+            self.b.emit("call", node, target=key, mode=mode)
+            found = True
+        if not found:
+            self.b.emit("op", node)
+        return True
+
+    # -- context managers ------------------------------------------------------------
+    def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
+        """The block a `with` item opens, or None when entering it is itself a break."""
+        b = self.b
+        func = item.func if isinstance(item, cst.Call) else item
+        qual = b.resolver.qualify(func)
+        line = b.parsed.line(with_node)
+        if qual in self.k.breaking_context_managers:
+            rule = self.rule_for_check("unsupported_context_manager")
+            if rule is not None:
+                b.emit_break(rule, item, gb_code=self.k.breaking_context_managers[qual], detail=qual)
+                return None
+        if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
+            return Ctx("strict", line, label=qual, strict=_bool_arg(item))
+        if qual in self.k.resumable_context_managers:
+            return Ctx("resumable_with", line, label=qual)
+        return Ctx("with", line, label=qual or cst.Module([]).code_for_node(func))
+
+
+def _bool_arg(call: cst.Call) -> bool:
+    if call.args and isinstance(call.args[0].value, cst.Name):
+        return call.args[0].value.value != "False"
+    return True

@@ -1,0 +1,67 @@
+"""Shared state of one model run: project, knowledge, cause indexes and the frame cache."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..catalog import Catalog
+from ..index.project import ProjectIndex
+from ..knowledge import Knowledge
+from .types import FrameInfo, FrameKey
+
+TRIGGER_INDEXES = {
+    "call": "calls",
+    "call_with_tensor_arg": "tensor_arg_calls",
+    "call_with_tensor_or_module_arg": "tensor_or_module_arg_calls",
+    "tensor_method": "tensor_methods",
+    "logger_method": "logger_methods",
+    "tensor_attribute_assign": "attribute_assigns",
+}
+
+
+class ModelEnv:
+    def __init__(self, project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
+                 flags: frozenset[str] = frozenset()):
+        self.project = project
+        self.knowledge = knowledge
+        self.catalog = catalog
+        self.flags = flags  # torch._dynamo.config flags the program turns on
+        for attr in TRIGGER_INDEXES.values():
+            setattr(self, attr, defaultdict(list))
+        self.checks: dict = {}
+        for rule in catalog.causes():
+            for key, value in rule.trigger.items():
+                if key == "check":
+                    self.checks[value] = rule
+                    continue
+                index = getattr(self, TRIGGER_INDEXES[key])
+                for name in value:
+                    index[name].append(rule)
+        self._frames: dict[FrameKey, FrameInfo | None] = {}
+        self._comprehensions: dict[FrameKey, tuple] = {}
+
+    def flag(self, name: str | None) -> bool:
+        return name is not None and name in self.flags
+
+    def register_comprehension(self, key: FrameKey, comp, module) -> None:
+        self._comprehensions.setdefault(key, (comp, module))
+
+    def frame_if_built(self, key: FrameKey) -> FrameInfo | None:
+        return self._frames.get(key)
+
+    def frame(self, key: FrameKey) -> FrameInfo | None:
+        """Events of a frame, built once; None for unknown code or while it is being built."""
+        if key in self._frames:
+            return self._frames[key]
+        from .events import FrameBuilder  # events imports this module's users, not the reverse
+
+        self._frames[key] = None  # recursion guard: a frame being built calls itself
+        if key in self._comprehensions:
+            comp, module = self._comprehensions[key]
+            info = FrameBuilder(self, key, comp, module, inherited=key.tensor_params).build()
+        else:
+            fn = self.project.function(key.qualname)
+            if fn is None:
+                return None
+            info = FrameBuilder(self, key, fn, self.project.modules[fn.module]).build()
+        self._frames[key] = info
+        return info

@@ -1,0 +1,364 @@
+"""A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..index.symbols import FunctionInfo, ModuleIndex
+from .causes import CauseMatcher
+from .resolve import CallResolver
+from .tensors import TensorScope
+from .types import Ctx, Event, FrameInfo, FrameKey
+
+COMPREHENSION_NAMES = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
+                       cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
+
+
+
+@dataclass(frozen=True)
+class Comprehension:
+    """A comprehension frame (Python 3.11 compiles each into a function of its own)."""
+
+    node: cst.BaseExpression
+    parent: FunctionInfo
+    line: int
+
+
+class FrameBuilder:
+    """Walks one function body in execution order and records events."""
+
+    def __init__(self, env, key: FrameKey, source, module: ModuleIndex, inherited: frozenset = frozenset()):
+        self.env = env
+        self.key = key
+        self.source = source
+        self.module = module
+        self.parsed = module.parsed
+        function = source if isinstance(source, FunctionInfo) else source.parent
+        self.function = function
+        self.resolver = CallResolver(env.project, env.knowledge, module, function, dict(key.bindings))
+        self.scope = TensorScope(env.knowledge, self.resolver.qualify,
+                                 set(key.tensor_params) | set(inherited),
+                                 returns_tensor=self._returns_tensor, is_module_call=self._is_module_call)
+        self.causes = CauseMatcher(env, self)
+        self.events: list[Event] = []
+        self.ctx: list[Ctx] = []
+        self.returns_tensor = False
+        self.loggers: set[str] = set()
+
+    # -- entry -----------------------------------------------------------------------
+    def build(self) -> FrameInfo:
+        if isinstance(self.source, Comprehension):
+            self._comprehension_body(self.source.node)
+            name = COMPREHENSION_NAMES[type(self.source.node)]
+            return FrameInfo(self.key, name, self.key.qualname, str(self.parsed.path), self.source.line,
+                             tuple(self.events), is_generator=name == "<genexpr>",
+                             returns_tensor=False, node=self.source.node)
+        fn = self.source
+        self.block(fn.node.body)
+        return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, tuple(self.events),
+                         is_generator=fn.is_generator or fn.is_async,
+                         strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
+                         node=fn.node)
+
+    # -- recording -------------------------------------------------------------------
+    def span(self, node: cst.CSTNode):
+        return self.parsed.span(node)
+
+    def emit(self, kind: str, node: cst.CSTNode, **fields) -> None:
+        self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
+
+    def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
+        fields.setdefault("break_kind", rule.break_kind)
+        fields.setdefault("gb_code", rule.gb_code)
+        self.emit("break", node, rule=rule.code, **fields)
+
+    # -- statements ------------------------------------------------------------------
+    def block(self, body) -> None:
+        if isinstance(body, cst.IndentedBlock):
+            for stmt in body.body:
+                self.stmt(stmt)
+        elif isinstance(body, cst.SimpleStatementSuite):
+            for small in body.body:
+                self.small(small)
+
+    def stmt(self, node: cst.CSTNode) -> None:
+        handler = getattr(self, f"stmt_{type(node).__name__}", None)
+        if handler is not None:
+            handler(node)
+        elif isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small(small)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Assign):
+            self.expr(node.value)
+            for target in node.targets:
+                self.assign_target(target.target, node.value)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self.expr(node.value)
+            self.assign_target(node.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            self.expr(node.value)
+            if self.scope.is_tensor(node.target) or self.scope.is_tensor(node.value):
+                self.emit("op", node)
+                self.scope.assign(node.target, None, tensor=True)
+        elif isinstance(node, cst.Expr):
+            self.expr(node.value)
+        elif isinstance(node, cst.Return) and node.value is not None:
+            self.expr(node.value)
+            self.returns_tensor |= self.scope.is_tensor(node.value)
+        elif isinstance(node, cst.Raise) and node.exc is not None:
+            self.expr(node.exc)
+        elif isinstance(node, cst.Assert):
+            self.expr(node.test)
+
+    def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Attribute):
+            self.causes.attribute_assign(target)
+            return
+        if isinstance(target, cst.Subscript):
+            self.expr(target.value)
+            return
+        self.scope.assign(target, value)
+        self.resolver.remember(target, value)
+        if isinstance(target, cst.Name) and self.causes.is_logger(value):
+            self.loggers.add(target.value)
+
+    def stmt_If(self, node: cst.If) -> None:
+        self.expr(node.test)
+        self.truthiness(node.test)
+        self.block(node.body)
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            self.stmt_If(orelse)
+        elif isinstance(orelse, cst.Else):
+            self.block(orelse.body)
+
+    def stmt_While(self, node: cst.While) -> None:
+        # The first test runs before the loop; Dynamo resumes there and meets the
+        # re-test at the loop's bottom once more in the resume function (measured: 2 hits).
+        self.expr(node.test)
+        self.truthiness(node.test, hits=2)
+        self.loop_body(node, node.body)
+        if node.orelse is not None:
+            self.block(node.orelse.body)
+
+    def stmt_For(self, node: cst.For) -> None:
+        self.ctx.append(Ctx("loop", self.parsed.line(node)))
+        self.expr(node.iter)  # iterating a generator runs its body inside the loop
+        self.ctx.pop()
+        self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        self.loop_body(node, node.body)
+        if node.orelse is not None:
+            self.block(node.orelse.body)
+
+    def loop_body(self, node, body) -> None:
+        start = len(self.events)
+        self.ctx.append(Ctx("loop", self.parsed.line(node)))
+        self.block(body)
+        self.ctx.pop()
+        returns = _own_return_lines(body, self.parsed)
+        if returns:  # Dynamo's back-edge scan stops at a return: such breaks are resumable
+            self.events[start:] = [_mark_escape(ev, returns, self.parsed.line(node)) for ev in self.events[start:]]
+
+    def stmt_Try(self, node) -> None:
+        line = self.parsed.line(node)
+        self.ctx.append(Ctx("try", line))
+        self.block(node.body)
+        for handler in node.handlers:
+            self.block(handler.body)
+        self.ctx.pop()
+        if node.orelse is not None:
+            self.block(node.orelse.body)
+        if node.finalbody is not None:
+            self.block(node.finalbody.body)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_With(self, node: cst.With) -> None:
+        pushed = 0
+        for item in node.items:
+            self.expr(item.item)
+            ctx = self.causes.context_manager(item.item, node)
+            if ctx is None:  # entering it is itself an unresumable break
+                self.ctx = self.ctx[: len(self.ctx) - pushed] if pushed else self.ctx
+                return
+            self.ctx.append(ctx)
+            pushed += 1
+            if item.asname is not None:
+                self.scope.assign(item.asname.name, None, tensor=False)
+        self.block(node.body)
+        del self.ctx[len(self.ctx) - pushed:]
+
+    def stmt_Match(self, node) -> None:
+        self.expr(node.subject)
+        for case in node.cases:
+            self.block(case.body)
+
+    def stmt_FunctionDef(self, node) -> None:
+        for dec in node.decorators:
+            self.expr(dec.decorator)
+
+    def stmt_ClassDef(self, node) -> None:
+        return None
+
+    # -- expressions -----------------------------------------------------------------
+    def expr(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Call):
+            self.call(node)
+        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            self.comprehension(node)
+        elif isinstance(node, cst.Lambda):
+            return
+        elif isinstance(node, cst.IfExp):
+            self.expr(node.test)
+            self.truthiness(node.test)
+            self.expr(node.body)
+            self.expr(node.orelse)
+        elif isinstance(node, cst.BooleanOperation):
+            self.expr(node.left)
+            self.truthiness(node.left, compound=False)
+            self.expr(node.right)
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            self.expr(node.expression)
+            self.truthiness(node.expression, compound=False)
+        elif isinstance(node, cst.Subscript):
+            self.expr(node.value)
+            for el in node.slice:
+                if isinstance(el.slice, cst.Index):
+                    self.expr(el.slice.value)
+            self.subscript(node)
+        else:
+            for child in _expr_children(node):
+                self.expr(child)
+            if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
+                    and self.scope.is_tensor(node):
+                self.emit("op", node)
+
+    def subscript(self, node: cst.Subscript) -> None:
+        if not self.scope.is_tensor(node.value):
+            return
+        masks = [el.slice.value for el in node.slice
+                 if isinstance(el.slice, cst.Index) and self.scope.is_bool_tensor(el.slice.value)]
+        if masks and self.causes.check_enabled("dynamic_shape_index"):
+            self.emit_break(self.causes.rule_for_check("dynamic_shape_index"), node)
+        else:
+            self.emit("op", node)
+
+    def truthiness(self, test: cst.BaseExpression, hits: int = 1, compound: bool = True) -> None:
+        """Python asks a value for its truth here: a tensor value is a data-dependent jump."""
+        if compound and isinstance(test, cst.BooleanOperation):
+            self.truthiness(test.right, hits)  # the left side was checked when it was evaluated
+            return
+        if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return
+        if self.scope.is_tensor(test) and self.causes.check_enabled("data_dependent_branch"):
+            self.emit_break(self.causes.rule_for_check("data_dependent_branch"), test, hits=hits)
+
+    def call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            self.expr(func.value)
+        elif not isinstance(func, cst.Name):
+            self.expr(func)
+        for arg in node.args:
+            self.expr(arg.value)
+        self.causes.classify_call(node)
+
+    def comprehension(self, node) -> None:
+        self.expr(node.for_in.iter)
+        if not self.env.knowledge.comprehension_frames:
+            self.ctx.append(Ctx("loop", self.parsed.line(node)))
+            self._comprehension_body(node, outer=True)
+            self.ctx.pop()
+            return
+        line = self.parsed.line(node)
+        name = COMPREHENSION_NAMES[type(node)]
+        pos = self.parsed.positions[node].start
+        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{pos.column}",
+                       frozenset(self.scope.tensors))
+        self.env.register_comprehension(key, Comprehension(node, self.function, line), self.module)
+        mode = "generator" if isinstance(node, cst.GeneratorExp) else "comprehension"
+        self.emit("call", node, target=key, mode=mode)
+
+    def _comprehension_body(self, node, outer: bool = False) -> None:
+        """Element, conditions and inner loops of a comprehension, all inside its loop."""
+        if not outer:
+            self.ctx.append(Ctx("loop", self.parsed.line(node)))
+        comp_for = node.for_in
+        first = True
+        while comp_for is not None:
+            if not first:
+                self.expr(comp_for.iter)
+            self.scope.assign(comp_for.target, None, tensor=self.scope.is_tensor(comp_for.iter))
+            for cond in comp_for.ifs:
+                self.expr(cond.test)
+                self.truthiness(cond.test)
+            comp_for = comp_for.inner_for_in
+            first = False
+        if isinstance(node, cst.DictComp):
+            self.expr(node.key)
+            self.expr(node.value)
+        else:
+            self.expr(node.elt)
+        if not outer:
+            self.ctx.pop()
+
+    # -- callbacks for tensor inference ------------------------------------------------
+    def _returns_tensor(self, call: cst.Call) -> bool:
+        target = self.resolver.resolve(call.func)
+        if target is None:
+            return False
+        key = self.causes.frame_key(target, call)
+        info = self.env.frame_if_built(key)
+        return bool(info and info.returns_tensor)
+
+    def _is_module_call(self, call: cst.Call) -> bool:
+        if self.resolver.torch_layer(call.func):
+            return True
+        cls = self.resolver.class_of(call.func)
+        return cls is not None and self.resolver.is_nn_module(cls)
+
+
+def _expr_children(node: cst.CSTNode):
+    for child in node.children:
+        if isinstance(child, cst.BaseExpression):
+            yield child
+        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement,
+                                cst.StarredElement, cst.ComparisonTarget, cst.FormattedStringExpression)):
+            yield from _expr_children(child)
+        elif isinstance(child, (cst.Index,)):
+            yield child.value
+
+
+def _own_return_lines(body, parsed) -> list[int]:
+    """Lines of `return` statements in a loop body (not in nested defs)."""
+    lines: list[int] = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return False
+
+        def visit_ClassDef(self, node):
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_Return(self, node):
+            lines.append(parsed.line(node))
+
+    body.visit(V())
+    return lines
+
+
+def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
+    innermost = next((c for c in reversed(ev.ctx) if c.kind == "loop"), None)
+    if ev.kind == "op" or innermost is None or innermost.line != loop_line:
+        return ev
+    if any(r > ev.span.end_line for r in returns):
+        from dataclasses import replace
+
+        return replace(ev, loop_escapes=True)
+    return ev

@@ -1,0 +1,168 @@
+"""The Dynamo model's output: break sites, frame fates and strict-region errors per program."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from ..catalog import Catalog
+from ..diagnostics import ChainLink, Span
+from ..index.entries import ConfigSet, EntryPoint
+from ..index.project import ProjectIndex
+from ..knowledge import Knowledge
+from .env import ModelEnv
+from .trace import FrameOutcome, SiteRecord, StrictError, Tracer
+from .types import FrameKey
+
+NON_TENSOR_ANNOTATIONS = frozenset({
+    "int", "float", "bool", "str", "bytes", "list", "dict", "tuple", "set", "None",
+    "torch.dtype", "torch.device", "dtype", "device", "Optional[int]", "Optional[float]",
+    "Optional[bool]", "Optional[str]", "int | None", "float | None", "bool | None", "str | None",
+})
+
+
+@dataclass(frozen=True)
+class Site:
+    rule: str
+    gb_code: str | None
+    path: str
+    span: Span
+    function: str  # qualname of the function holding the site
+    frame_name: str
+    times_traced: int
+    chain: tuple[ChainLink, ...]
+    entry: str
+    outcomes: frozenset[str]
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    qualname: str
+    name: str
+    def_line: int
+    outcome: str  # "skipped" | "partial" | "resume-skipped" | "resume-partial"
+    reason: str
+    label: str
+    break_line: int
+    break_span: Span
+    block_line: int | None
+    ops_before: int
+    site: Site
+
+
+@dataclass(frozen=True)
+class StrictFailure:
+    site: Site
+    entry: str
+    reason: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Prediction:
+    entries: tuple[EntryPoint, ...]
+    sites: tuple[Site, ...]
+    frames: tuple[Frame, ...]
+    strict_failures: tuple[StrictFailure, ...]
+    nested_graph_breaks: Mapping[str, bool]  # entry function -> effective setting
+    reached: frozenset[str]  # qualnames of functions compiled as frames
+
+
+def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
+            entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...]) -> Prediction:
+    groups: dict[frozenset, list[EntryPoint]] = {}
+    component_flags = _flags_by_module(project, configs)
+    for entry in entries:
+        fn = project.function(entry.function)
+        if fn is None:
+            continue
+        groups.setdefault(component_flags.get(fn.module, frozenset()), []).append(entry)
+    sites: list[Site] = []
+    frames: list[Frame] = []
+    failures: list[StrictFailure] = []
+    nested: dict[str, bool] = {}
+    reached: set[str] = set()
+    for flags, group in groups.items():
+        env = ModelEnv(project, knowledge, catalog, flags)
+        tracer = Tracer(env, "nested_graph_breaks" in flags)
+        for entry in sorted(group, key=lambda e: (e.path, e.line)):
+            nested[entry.function] = "nested_graph_breaks" in flags
+            tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
+        frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
+        sites += frozen.values()
+        frames += [_frame(o, frozen[id(o.site)]) for o in tracer.frames.values()]
+        failures += [StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
+                     for e in tracer.strict_errors]
+        reached |= tracer.reached
+    return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached))
+
+
+def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
+    """Entry parameters hold tensors unless their default or annotation says otherwise."""
+    fn = project.function(entry.function)
+    params = list(fn.params)
+    if fn.class_qualname is not None and params and params[0].kind == "positional":
+        params = params[1:]
+    tensors = frozenset(p.name for p in params if _may_be_tensor(p))
+    return FrameKey(fn.qualname, tensors)
+
+
+def _may_be_tensor(param) -> bool:
+    if param.kind in ("star", "double_star"):
+        return False
+    if param.annotation is not None:
+        return param.annotation.replace(" ", "") not in {a.replace(" ", "") for a in NON_TENSOR_ANNOTATIONS}
+    return param.default is None  # `mask=None`, `scale=1.0`, `mode="x"`: not known to be tensors
+
+
+def _flags_by_module(project: ProjectIndex, configs: tuple[ConfigSet, ...]) -> dict[str, frozenset]:
+    """A config flag set in a module applies to every module connected to it by imports."""
+    component = _import_components(project)
+    flags: dict[int, set[str]] = {}
+    for cfg in configs:
+        name = project.by_path.get(cfg.path)
+        if name is None:
+            continue
+        current = flags.setdefault(component[name], set())
+        (current.add if cfg.value else current.discard)(cfg.flag)
+    return {m: frozenset(flags.get(c, ())) for m, c in component.items()}
+
+
+def _import_components(project: ProjectIndex) -> dict[str, int]:
+    parent = {name: name for name in project.modules}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for name, module in project.modules.items():
+        targets = list(module.imports.values()) + list(module.star_imports)
+        for target in targets:
+            other = _project_module_prefix(project, target)
+            if other is not None:
+                parent[find(name)] = find(other)
+    roots: dict[str, int] = {}
+    return {name: roots.setdefault(find(name), len(roots)) for name in project.modules}
+
+
+def _project_module_prefix(project: ProjectIndex, qualname: str) -> str | None:
+    parts = qualname.split(".")
+    for i in range(len(parts), 0, -1):
+        name = ".".join(parts[:i])
+        if name in project.modules:
+            return name
+    return None
+
+
+def _freeze(r: SiteRecord) -> Site:
+    return Site(r.rule, r.gb_code, r.path, r.event.span, r.frame.qualname, r.frame.name,
+                r.times_traced, r.chain, r.entry, frozenset(r.outcomes), r.event.detail)
+
+
+def _frame(o: FrameOutcome, site: Site) -> Frame:
+    f = o.frame
+    return Frame(f.path, f.qualname, f.name, f.def_line, o.outcome, o.reason, o.label, o.break_event.line,
+                 o.break_event.span, o.block_line, o.ops_before, site)

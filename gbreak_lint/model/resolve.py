@@ -1,0 +1,128 @@
+"""What a call in a frame calls: a project function, a sub-module's forward, or nothing we follow."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..index.project import ProjectIndex
+from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
+from ..knowledge import Knowledge
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    function: FunctionInfo
+    skip_first_param: bool  # bound method: `self` is not among the call's arguments
+
+
+class CallResolver:
+    """Resolves call expressions inside one function, given what the frame knows."""
+
+    def __init__(self, project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
+                 function: FunctionInfo | None, bindings: dict[str, str]):
+        self.project = project
+        self.k = knowledge
+        self.module = module
+        self.function = function
+        self.bindings = bindings  # parameter name -> function qualname passed in
+        self.local_types: dict[str, str] = {}  # local name -> project class qualname
+        self.cls = project.klass(function.class_qualname) if function and function.class_qualname else None
+
+    def qualify(self, expr: cst.BaseExpression) -> str | None:
+        return self.project.qualify(expr, self.module, self.function)
+
+    # -- classes of values -------------------------------------------------------------
+    def class_of(self, expr: cst.BaseExpression) -> ClassInfo | None:
+        """Project class of an instance expression: `self`, `self.block`, a local `m = Net()`."""
+        if isinstance(expr, cst.Name):
+            if expr.value == "self" and self.cls is not None:
+                return self.cls
+            if expr.value in self.local_types:
+                return self.project.klass(self.local_types[expr.value])
+            value = self.module.values.get(expr.value)
+            return self.instantiated_class(value) if value is not None else None
+        if isinstance(expr, cst.Attribute):
+            owner = self.class_of(expr.value)
+            if owner is None:
+                return None
+            found = self.project.class_attribute(owner, expr.attr.value)
+            if found is None:
+                return None
+            holder, value = found
+            return self._instantiated_in(value, holder)
+        return None
+
+    def instantiated_class(self, value: cst.BaseExpression) -> ClassInfo | None:
+        if isinstance(value, cst.Call):
+            return self.project.klass(self.qualify(value.func))
+        return None
+
+    def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
+        if not isinstance(value, cst.Call):
+            return None
+        module = self.project.modules[holder.module]
+        return self.project.klass(self.project.qualify(value.func, module))
+
+    def torch_layer(self, expr: cst.BaseExpression) -> bool:
+        """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""
+        if not (isinstance(expr, cst.Attribute) and self.class_of(expr.value) is not None):
+            return False
+        found = self.project.class_attribute(self.class_of(expr.value), expr.attr.value)
+        if found is None or not isinstance(found[1], cst.Call):
+            return False
+        holder, value = found
+        qual = self.project.qualify(value.func, self.project.modules[holder.module])
+        return qual is not None and any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes)
+
+    def is_nn_module(self, cls: ClassInfo) -> bool:
+        return bool(self.project.external_bases(cls) & self.k.nn_module_bases)
+
+    def remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            cls = self.instantiated_class(value)
+            if cls is not None:
+                self.local_types[target.value] = cls.qualname
+            else:
+                self.local_types.pop(target.value, None)
+
+    # -- calls -------------------------------------------------------------------------
+    def resolve(self, func: cst.BaseExpression) -> CallTarget | None:
+        if isinstance(func, cst.Name) and func.value in self.bindings:
+            fn = self.project.function(self.bindings[func.value])
+            return CallTarget(fn, False) if fn else None
+        if isinstance(func, cst.Attribute):
+            found = self._resolve_attribute(func)
+            if found is not None:
+                return found
+        instance = self.class_of(func)
+        if instance is not None:  # calling a module instance: its forward
+            return self._forward(instance)
+        qual = self.qualify(func)
+        target = self.project.lookup(qual)
+        if isinstance(target, FunctionInfo):
+            return CallTarget(target, False)  # a function, or Class.method(obj, ...) with self
+        return None
+
+    def _resolve_attribute(self, func: cst.Attribute) -> CallTarget | None:
+        name = func.attr.value
+        value = func.value
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value == "super" and self.cls is not None):
+            fn = self.project.method(self.cls, name, after=self.cls.qualname)
+            return CallTarget(fn, True) if fn else None
+        owner = self.class_of(value)
+        if owner is not None:
+            fn = self.project.method(owner, name)
+            if fn is not None:
+                return CallTarget(fn, True)
+            sub = self.class_of(func)
+            return self._forward(sub) if sub is not None else None
+        return None
+
+    def _forward(self, cls: ClassInfo) -> CallTarget | None:
+        if not self.is_nn_module(cls):
+            fn = self.project.method(cls, "__call__")
+            return CallTarget(fn, True) if fn else None
+        fn = self.project.method(cls, "forward")
+        return CallTarget(fn, True) if fn else None

@@ -1,0 +1,125 @@
+"""Which expressions hold tensors: the little type inference graph-break rules need.
+
+Deliberately conservative: an expression is a tensor only when we can tell (a tensor
+parameter, a torch op result, arithmetic on tensors).  Unknown values are not tensors, so
+branches on them are never reported as data-dependent.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..knowledge import Knowledge
+
+NON_TENSOR_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+class TensorScope:
+    """Tensor-valued names of one frame, and the rules to extend them."""
+
+    def __init__(self, knowledge: Knowledge, qualify, tensors: set[str],
+                 returns_tensor=None, is_module_call=None):
+        self.k = knowledge
+        self.qualify = qualify  # expr -> qualified name or None
+        self.tensors = set(tensors)
+        self.bool_tensors: set[str] = set()
+        self.returns_tensor = returns_tensor or (lambda call: False)
+        self.is_module_call = is_module_call or (lambda call: False)
+
+    # -- queries ---------------------------------------------------------------------
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value in self.tensors
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in self.k.tensor_attributes and self.is_tensor(expr.value)
+        if isinstance(expr, cst.Call):
+            return self._call_is_tensor(expr)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_tensor(expr.left) or self.is_tensor(expr.right)
+        if isinstance(expr, cst.UnaryOperation):
+            return not isinstance(expr.operator, cst.Not) and self.is_tensor(expr.expression)
+        if isinstance(expr, cst.Comparison):
+            return self._comparison_is_tensor(expr)
+        if isinstance(expr, cst.Subscript):
+            return self.is_tensor(expr.value)
+        if isinstance(expr, cst.IfExp):
+            return self.is_tensor(expr.body) or self.is_tensor(expr.orelse)
+        if isinstance(expr, cst.BooleanOperation):
+            return self.is_tensor(expr.right)
+        return False
+
+    def is_bool_tensor(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value in self.bool_tensors
+        if isinstance(expr, cst.Comparison):
+            return self._comparison_is_tensor(expr)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+            return self.is_bool_tensor(expr.expression)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+                expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.is_bool_tensor(expr.left) or self.is_bool_tensor(expr.right)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            return expr.func.attr.value == "bool" and self.is_tensor(expr.func.value)
+        return False
+
+    def _comparison_is_tensor(self, expr: cst.Comparison) -> bool:
+        if any(isinstance(t.operator, NON_TENSOR_COMPARISONS) for t in expr.comparisons):
+            return False
+        return self.is_tensor(expr.left) or any(self.is_tensor(t.comparator) for t in expr.comparisons)
+
+    def _call_is_tensor(self, call: cst.Call) -> bool:
+        func = call.func
+        qual = self.qualify(func)
+        if qual is not None and self.is_torch_function(qual):
+            return True
+        if qual is not None and qual.split(".")[0] == "numpy":
+            # trace_numpy: numpy calls on tensors (and their .numpy() views) are traced as tensors
+            return any(self.is_tensor(a.value) for a in call.args)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in self.k.non_tensor_methods:
+                return False
+            if self.is_tensor(func.value):
+                return True
+            if method in self.k.tensor_only_methods and self._could_be_tensor(func.value):
+                return True
+        if self.is_module_call(call):
+            return True
+        return self.returns_tensor(call)
+
+    def _could_be_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A receiver of tensor-only methods whose type we do not otherwise know."""
+        return self.is_tensor(expr) or isinstance(expr, (cst.Call, cst.Subscript, cst.BinaryOperation))
+
+    def is_torch_function(self, qual: str) -> bool:
+        if qual in self.k.non_tensor_functions:
+            return False
+        namespace, _, name = qual.rpartition(".")
+        return namespace in self.k.tensor_namespaces and name[:1].islower() and not name.startswith("_")
+
+    # -- updates ---------------------------------------------------------------------
+    def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
+               tensor: bool | None = None) -> None:
+        is_t = self.is_tensor(value) if tensor is None and value is not None else bool(tensor)
+        is_bool = value is not None and self.is_bool_tensor(value)
+        for name in _target_names(target):
+            if is_t:
+                self.tensors.add(name)
+            else:
+                self.tensors.discard(name)
+            if is_bool:
+                self.bool_tensors.add(name)
+            else:
+                self.bool_tensors.discard(name)
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: list[str] = []
+        for el in target.elements:
+            names += _target_names(el.value)
+        return names
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []

@@ -1,0 +1,230 @@
+"""Simulate Dynamo over the frames reachable from compile entry points.
+
+One compilation traces a frame (or a resume function: the rest of a frame after a resumed
+break) inlining every call, until its first graph break.  The break is then handled by the
+frame being compiled: resumed (the breaking call runs as a new top-level frame when the break
+is nested), compiled partially up to a checkpoint, or the frame is skipped.  Frames Dynamo
+runs eagerly still hand their callees to Dynamo as new top-level frames; a code object is
+compiled once (Dynamo's cache).  Measured semantics: ../shared/docs/dynamo-semantics.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diagnostics import ChainLink
+from .env import ModelEnv
+from .types import Ctx, Event, FrameInfo, FrameKey
+
+CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
+MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
+
+
+@dataclass
+class SiteRecord:
+    rule: str
+    gb_code: str | None
+    path: str
+    event: Event
+    frame: FrameInfo
+    chain: tuple[ChainLink, ...]
+    entry: str
+    times_traced: int = 0
+    outcomes: set = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class FrameOutcome:
+    frame: FrameInfo
+    outcome: str  # "skipped" | "partial" | "resume-skipped" | "resume-partial"
+    reason: str  # "loop" | "try" | "with" | "generator" | "skip_frame" | "context_manager"
+    label: str  # the context manager's name, for "with" / "context_manager"
+    break_event: Event  # where in this frame the break surfaced
+    site: SiteRecord
+    ops_before: int
+    block_line: int | None
+
+
+@dataclass(frozen=True)
+class StrictError:
+    site: SiteRecord
+    entry: str
+    reason: str  # "fullgraph" | "error_on_graph_break" | "higher_order_op"
+    line: int  # line of the strict region (decorator / with) or the compile call
+
+
+@dataclass(frozen=True)
+class _Inlined:
+    ops: int
+    chain: tuple[tuple[FrameInfo, Event], ...] = ()  # frames below the caller, down to the site
+
+    @property
+    def breaks(self) -> bool:
+        return bool(self.chain)
+
+
+class Tracer:
+    def __init__(self, env: ModelEnv, nested_graph_breaks: bool):
+        self.env = env
+        self.nested = nested_graph_breaks
+        self.compiled: set[str] = set()
+        self.sites: dict[tuple, SiteRecord] = {}
+        self.frames: dict[tuple, FrameOutcome] = {}
+        self.strict_errors: list[StrictError] = []
+        self.reached: set[str] = set()
+
+    # -- top-level frames ------------------------------------------------------------
+    def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool) -> None:
+        self.compile_frame(key, (), entry, strict_entry=fullgraph)
+
+    def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
+                      strict_entry: bool = False) -> None:
+        if key.qualname in self.compiled:
+            return
+        self.compiled.add(key.qualname)
+        info = self.env.frame(key)
+        if info is None or info.is_generator:
+            return  # Dynamo does not compile generator frames on their own
+        self.reached.add(info.qualname)
+        self._trace(info, chain, entry, strict_entry)
+
+    def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
+        start, resumed = 0, False
+        while start is not None:
+            start = self._segment(info, start, resumed, chain, entry, strict_entry)
+            resumed = True
+
+    # -- one compilation -------------------------------------------------------------
+    def _segment(self, info: FrameInfo, start: int, is_resume: bool, chain, entry, strict_entry):
+        """Trace events[start:] as one compilation; returns where a resume function starts."""
+        ops = 0
+        block_ops: dict[tuple, int] = {}
+        events = info.events
+        for i in range(start, len(events)):
+            ev = events[i]
+            for c in ev.ctx:
+                if c.kind != "loop":
+                    block_ops.setdefault((c.kind, c.line), ops)
+            if ev.kind == "op":
+                ops += 1
+                continue
+            if ev.kind == "call" and ev.mode == "eager":
+                self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
+                continue
+            inlined = _Inlined(0, ((info, ev),)) if ev.kind == "break" else self._inline(ev, ())
+            if ev.kind == "call" and not inlined.breaks:
+                ops += inlined.ops
+                continue
+            ops += inlined.ops
+            return self._handle_break(info, i, ev, inlined, ops, block_ops, is_resume, chain,
+                                      entry, strict_entry)
+        return None
+
+    def _inline(self, call: Event, stack: tuple[str, ...]) -> _Inlined:
+        """Inline a call as Dynamo does: the callee's ops, up to its first break."""
+        info = self.env.frame(call.target)
+        if info is None or info.qualname in stack or len(stack) > MAX_INLINE_DEPTH:
+            return _Inlined(0)
+        ops = 0
+        for ev in info.events:
+            if ev.kind == "op":
+                ops += 1
+            elif ev.kind == "break":
+                return _Inlined(ops, ((info, ev),))
+            elif ev.kind == "call" and ev.mode != "eager":
+                sub = self._inline(ev, stack + (info.qualname,))
+                ops += sub.ops
+                if sub.breaks:
+                    return _Inlined(ops, ((info, ev),) + sub.chain)
+        return _Inlined(ops)
+
+    # -- handling a break ------------------------------------------------------------
+    def _handle_break(self, info, i, ev, inlined, ops, block_ops, is_resume, chain, entry, strict_entry):
+        site_frame, site_event = inlined.chain[-1]
+        site_chain = chain + tuple(_link(f, e) for f, e in inlined.chain)
+        site = self._hit(site_frame, site_event, site_chain, entry)
+        callers = chain + (_link(info, ev),)  # for frames this break hands to Dynamo
+        strict = self._strictness(info, ev, inlined, strict_entry)
+        if strict is not None or ev.mode == "strict_hop":
+            site.outcomes.add("hard_error")
+            reason = "higher_order_op" if ev.mode == "strict_hop" else strict
+            self.strict_errors.append(StrictError(site, entry, reason, ev.line))
+            return None
+        fate, blame, block_line = self._fate(info, ev, inlined, site_event)
+        nested_call = ev.kind == "call"
+        if fate == "resumed":
+            site.outcomes.add("resumed")
+            if nested_call and ev.mode != "checkpoint" and not self.nested:
+                self.compile_frame(ev.target, callers, entry)
+            return i + 1
+        before = block_ops.get(block_line, ops) if block_line is not None else ops
+        if fate == "unresumable" and before >= CHECKPOINT_MIN_OPS:
+            fate = "partial"
+        else:
+            fate = "skipped" if fate != "partial" else fate
+        outcome = ("resume-" if is_resume else "") + fate
+        site.outcomes.add(outcome)
+        self.frames.setdefault((info.qualname, outcome), FrameOutcome(
+            info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
+        first_eager = 0 if fate == "skipped" and not is_resume else i
+        for later in info.events[first_eager:]:
+            if later.kind == "call" and later.mode not in ("checkpoint", "strict_hop"):
+                self.compile_frame(later.target, chain + (_link(info, later),), entry)
+        return None
+
+    def _fate(self, info: FrameInfo, ev: Event, inlined: _Inlined, site_event: Event):
+        """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) here."""
+        frames = ((info, ev),) + inlined.chain[1:] if self.nested and ev.kind == "call" else ((info, ev),)
+        for frame, point in frames:
+            if any(c.kind == "loop" for c in point.ctx) and not point.loop_escapes:
+                return "skipped", Ctx("loop", point.line), None
+        if site_event.break_kind == "skip_frame" and ev is site_event:
+            return "skipped", Ctx("skip_frame", ev.line), None
+        if ev.mode == "generator":
+            return "skipped", Ctx("generator", ev.line), None
+        for frame, point in frames:
+            blocks = [c for c in point.ctx if c.kind in ("try", "with")]
+            if blocks:
+                return "unresumable", blocks[-1], _outer_block(point)
+        if site_event.break_kind == "unresumable" and ev is site_event:
+            return "unresumable", Ctx("context_manager", ev.line, site_event.detail), _outer_block(ev)
+        return "resumed", None, None
+
+    def _strictness(self, info, ev, inlined, strict_entry) -> str | None:
+        """Why a break here raises instead of breaking, or None."""
+        if strict_entry:
+            return "fullgraph"
+        strict = info.strict
+        for frame, point in ((info, ev),) + inlined.chain[1:]:
+            if frame is not info and frame.strict is not None:
+                strict = frame.strict
+            for c in point.ctx:
+                if c.kind == "strict":
+                    strict = c.strict
+        return "error_on_graph_break" if strict else None
+
+    def _run_eagerly(self, key: FrameKey, chain, entry) -> None:
+        """A torch.compiler.disable(recursive=False) function: its callees are compiled."""
+        info = self.env.frame(key)
+        if info is None:
+            return
+        for ev in info.events:
+            if ev.kind == "call":
+                self.compile_frame(ev.target, chain + (_link(info, ev),), entry)
+
+    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str) -> SiteRecord:
+        key = (frame.path, ev.span, ev.rule)
+        site = self.sites.get(key)
+        if site is None:
+            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)
+        site.times_traced += ev.hits
+        return site
+
+
+def _link(frame: FrameInfo, ev: Event) -> ChainLink:
+    return ChainLink(frame.path, ev.line, frame.qualname)
+
+
+def _outer_block(ev: Event) -> tuple[str, int] | None:
+    """The outermost try/with around an event: Dynamo's checkpoint must lie before it."""
+    outer = next((c for c in ev.ctx if c.kind != "loop"), None)
+    return (outer.kind, outer.line) if outer else None

@@ -1,0 +1,65 @@
+"""Frozen data of the Dynamo model: events in a frame, frames, and what tracing predicts."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..diagnostics import Span
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """A block enclosing an event, innermost last."""
+
+    kind: str  # "loop" | "try" | "with" | "resumable_with" | "strict"
+    line: int
+    label: str = ""  # e.g. the context manager's name
+    strict: bool | None = None  # for kind == "strict": error_on_graph_break(True/False)
+
+
+@dataclass(frozen=True)
+class FrameKey:
+    """A frame Dynamo may compile: a function (or comprehension) plus what we know of its inputs."""
+
+    qualname: str
+    tensor_params: frozenset[str] = frozenset()
+    bindings: tuple[tuple[str, str], ...] = ()  # parameter -> function qualname passed in
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # "op" | "break" | "call"
+    span: Span
+    ctx: tuple[Ctx, ...]
+    # break
+    rule: str | None = None
+    break_kind: str = "resumable"  # "resumable" | "unresumable" | "skip_frame"
+    gb_code: str | None = None
+    detail: str = ""
+    hits: int = 1  # Dynamo meets this break this many times per trace (while-conditions: 2)
+    loop_escapes: bool = False  # a `return` ends Dynamo's back-edge scan before the loop's end
+    # call
+    target: FrameKey | None = None
+    mode: str = "inline"  # "inline" | "generator" | "eager" | "checkpoint" | "strict_hop" | "comprehension"
+    ops_before_block: int = 0
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+
+@dataclass(frozen=True)
+class FrameInfo:
+    """Static facts about one frame (function or comprehension)."""
+
+    key: FrameKey
+    name: str  # function name as Dynamo prints it (`forward`, `<listcomp>`)
+    qualname: str
+    path: str
+    def_line: int
+    events: tuple[Event, ...]
+    is_generator: bool = False
+    strict: bool | None = None  # error_on_graph_break decorator on the function
+    returns_tensor: bool = False
+    node: cst.CSTNode | None = None

@@ -1,0 +1,365 @@
+"""Ground truth from real Dynamo: run a program under torch and record what Dynamo did.
+
+This is the one module of gbreak-lint that *executes* code, and only when asked to
+(`python -m gbreak_lint.oracle PROGRAM.py` / `gbreak-lint label`).  The linter itself never
+imports it.  It labels fixtures the way ../shared/corpus was labelled: every graph break that
+Dynamo handled while tracing (hooked on `InstructionTranslatorBase.log_graph_break`, the
+source of `TORCH_LOGS=graph_breaks`), every frame whose conversion was given up
+(hooked on `ConvertFrame.__call__`), and hard errors from `fullgraph=True` /
+`error_on_graph_break(True)` that escape the program.
+
+The default backend is forced to "eager": graph breaks do not depend on the backend.
+Each configuration runs in a fresh interpreter so Dynamo's caches start empty.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import runpy
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+GB_URL = re.compile(r"gb/gb(\d{4})\.html")
+RESUME_PREFIX = "torch_dynamo_resume_in_"
+
+# The wrapper below must look like convert_frame.py to Dynamo: ConvertFrameAssert walks up
+# the stack past frames from that file to recognise torch.compiler.disable(recursive=False).
+_CONVERT_WRAPPER_SRC = '''
+def wrapped_call(self, frame, cache_entry, hooks, frame_state, skip=0):
+    try:
+        result = ORIGINAL(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+    except BaseException as e:
+        RECORD(frame.f_code, None, e)
+        raise
+    RECORD(frame.f_code, result, None)
+    return result
+'''
+
+
+class Recorder:
+    """Collects raw observations inside the child interpreter."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.breaks: list[dict] = []
+        self.frames: list[dict] = []
+        self.hard_errors: list[dict] = []
+
+    # -- helpers -----------------------------------------------------------------------
+    def rel(self, filename: str) -> str | None:
+        """Path relative to the project root, or None for library code."""
+        try:
+            p = Path(filename).resolve()
+        except (OSError, ValueError):
+            return None
+        libdirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+        if any(str(p).startswith(str(Path(d).resolve()) + os.sep) for d in libdirs):
+            return None
+        try:
+            return p.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    def stack_entries(self, stack) -> list[list]:
+        return [[fs.filename, fs.lineno, fs.name] for fs in stack or []]
+
+    # -- hooks -------------------------------------------------------------------------
+    def on_graph_break(self, tx, reason: str, exc) -> None:
+        import torch
+
+        root = tx
+        while getattr(root, "parent", None) is not None:
+            root = root.parent
+        stack = getattr(exc, "real_stack", None)
+        if stack is None:
+            stack = torch._guards.TracingContext.extract_stack()
+        codes = GB_URL.findall(reason or "") or GB_URL.findall(str(exc))
+        self.breaks.append({
+            "compile_id": str(torch._guards.CompileContext.current_compile_id()),
+            "root": code_ref(root.f_code),
+            "root_line": getattr(root, "lineno", None),
+            "reason": (reason or "").splitlines()[0] if reason else "",
+            "gb_type": getattr(exc, "gb_type", None),
+            "gb_codes": ["GB" + c for c in codes],
+            "in_loop": "graph break in loop" in (reason or ""),
+            "stack": self.stack_entries(stack),
+        })
+
+    def on_frame(self, code, result, error) -> None:
+        entry = {"code": code_ref(code), "skip_reason": getattr(result, "skip_reason", None)}
+        if error is not None:
+            entry["error"] = type(error).__name__
+        self.frames.append(entry)
+
+    def on_uncaught(self, exc) -> None:
+        stack = getattr(exc, "real_stack", None)
+        codes = GB_URL.findall(str(exc))
+        self.hard_errors.append({
+            "type": type(exc).__name__,
+            "gb_type": getattr(exc, "gb_type", None),
+            "gb_codes": ["GB" + c for c in codes],
+            "stack": self.stack_entries(stack),
+        })
+
+
+CO_GENERATOR_FLAGS = 0x20 | 0x200 | 0x100  # generator, async generator, coroutine
+
+
+def code_ref(code) -> dict:
+    return {"file": code.co_filename, "function": code.co_name,
+            "first_line": def_line(code.co_filename, code.co_firstlineno),
+            "generator": bool(code.co_flags & CO_GENERATOR_FLAGS)}
+
+
+def def_line(filename: str, first_line: int) -> int:
+    """co_firstlineno is the first decorator's line; labels use the `def` line."""
+    import linecache
+
+    if not linecache.getline(filename, first_line).lstrip().startswith("@"):
+        return first_line
+    for line in range(first_line, first_line + 200):
+        if linecache.getline(filename, line).lstrip().startswith(("def ", "async def ", "class ")):
+            return line
+    return first_line
+
+
+def install_hooks(rec: Recorder) -> None:
+    import torch
+    import torch._dynamo.convert_frame as cf
+    import torch._dynamo.symbolic_convert as sc
+
+    original_log = sc.InstructionTranslatorBase.log_graph_break
+
+    def log_graph_break(self, code_options, reason, exc):
+        if not getattr(exc, "logged", False):
+            try:
+                rec.on_graph_break(self, reason, exc)
+            except Exception as err:  # the oracle must never change the program's behaviour
+                print(f"gbreak-lint oracle: hook failed: {err!r}", file=sys.stderr)
+        return original_log(self, code_options, reason, exc)
+
+    sc.InstructionTranslatorBase.log_graph_break = log_graph_break
+
+    namespace = {"ORIGINAL": cf.ConvertFrame.__call__, "RECORD": rec.on_frame}
+    fake_name = os.path.join("<gbreak-oracle>", "torch", "_dynamo", "convert_frame.py")
+    exec(compile(_CONVERT_WRAPPER_SRC, fake_name, "exec"), namespace)
+    cf.ConvertFrame.__call__ = namespace["wrapped_call"]
+
+    original_compile = torch.compile
+
+    def compile_eager(model=None, **kwargs):
+        kwargs.setdefault("backend", "eager")
+        return original_compile(model, **kwargs)
+
+    torch.compile = compile_eager
+
+
+def run_child(program: Path, root: Path, nested: str | None, out: Path) -> None:
+    rec = Recorder(root)
+    import torch
+
+    install_hooks(rec)
+    if nested is not None:
+        torch._dynamo.config.nested_graph_breaks = nested == "on"
+    sys.argv = [str(program)]
+    sys.path.insert(0, str(program.parent))
+    exit_ok = True
+    try:
+        runpy.run_path(str(program), run_name="__main__")
+    except SystemExit as e:
+        exit_ok = not e.code
+    except BaseException as e:  # noqa: BLE001 - the program's own failure is data
+        exit_ok = False
+        rec.on_uncaught(e)
+    raw = {
+        "breaks": rec.breaks,
+        "frames": rec.frames,
+        "hard_errors": rec.hard_errors,
+        "exit_ok": exit_ok,
+        "effective_nested_graph_breaks": bool(torch._dynamo.config.nested_graph_breaks),
+        "torch": torch.__version__.split("+")[0],
+    }
+    out.write_text(json.dumps(raw))
+
+
+# -- turning raw observations into labels -----------------------------------------------
+def summarize(raw: dict, root: Path) -> dict:
+    rec = Recorder(root)
+    sites: dict[tuple, dict] = {}
+    lib_sites: dict[tuple, dict] = {}
+    skipped: dict[tuple, dict] = {}
+    partial: dict[tuple, set] = defaultdict(set)
+    for br in raw["breaks"]:
+        _add_break(rec, br, sites, lib_sites, skipped, partial)
+    for err in raw["hard_errors"]:
+        _add_hard_error(rec, err, sites)
+    for fr in raw["frames"]:
+        if fr.get("skip_reason") == "an error was suppressed during compilation":
+            generator = fr["code"].get("generator")
+            _mark_skipped(rec, fr["code"], None, skipped,
+                          category="generator_frame" if generator else "unresumable_graph_break")
+    compiled = [
+        {"file": f, "function": fn, "first_line": ln, "partial_then_eager_at": sorted(lines)}
+        for (f, fn, ln), lines in sorted(partial.items())
+    ]
+    for s in list(sites.values()) + list(lib_sites.values()):
+        s["compiles_hit"] = len(s.pop("_compiles"))
+    return {
+        "effective_nested_graph_breaks": [raw["effective_nested_graph_breaks"]],
+        "graph_breaks": sorted(sites.values(), key=lambda s: (s["file"], s["line"], s["gb_code"] or "")),
+        "library_breaks": sorted(lib_sites.values(), key=lambda s: (s["user_file"], s["user_line"])),
+        "skipped_frames": sorted(skipped.values(), key=lambda s: (s["file"], s["first_line"])),
+        "compiled_frames": compiled,
+        "exit_ok": raw["exit_ok"],
+    }
+
+
+def _innermost_user(rec: Recorder, stack: list) -> tuple[int, str] | None:
+    for i in range(len(stack) - 1, -1, -1):
+        rel = rec.rel(stack[i][0])
+        if rel is not None:
+            return i, rel
+    return None
+
+
+def _add_break(rec, br, sites, lib_sites, skipped, partial) -> None:
+    stack = br["stack"]
+    if not stack:
+        return
+    found = _innermost_user(rec, stack)
+    if found is None:
+        return
+    idx, rel = found
+    gb_code = br["gb_codes"][0] if br["gb_codes"] else None
+    if idx == len(stack) - 1:
+        key = (rel, stack[idx][1], gb_code)
+        site = sites.setdefault(key, {
+            "file": rel, "line": stack[idx][1], "function": stack[idx][2], "gb_code": gb_code,
+            "gb_type": br["gb_type"], "outcomes": {}, "_compiles": set(),
+            "user_stack": [[rec.rel(f) or f, ln, fn] for f, ln, fn in stack if rec.rel(f)],
+        })
+    else:
+        key = (rel, stack[idx][1], gb_code)
+        site = lib_sites.setdefault(key, {
+            "file": stack[-1][0], "line": stack[-1][1], "function": stack[-1][2],
+            "gb_code": gb_code, "user_file": rel, "user_line": stack[idx][1],
+            "outcomes": {}, "_compiles": set(),
+        })
+    outcome = _outcome(br)
+    site["outcomes"][outcome] = site["outcomes"].get(outcome, 0) + 1
+    site["_compiles"].add(br["compile_id"])
+    root = br["root"]
+    if rec.rel(root["file"]) is None:
+        return
+    if outcome == "frame_skipped":
+        category = "graph_break_in_loop" if br["in_loop"] else (
+            "skip_frame_call" if gb_code == "GB4297" else "unresumable_graph_break")
+        _mark_skipped(rec, root, br["root_line"], skipped, category=category)
+    elif outcome == "partial_then_eager" and not root["function"].startswith(RESUME_PREFIX):
+        partial[(rec.rel(root["file"]), root["function"], root["first_line"])].add(br["root_line"])
+
+
+def _outcome(br: dict) -> str:
+    reason = br["reason"]
+    if "Skipping the function" in reason or br["in_loop"]:
+        return "frame_skipped"
+    if "Compiling up to the previous resumable state" in reason:
+        return "partial_then_eager"
+    return "resumed"
+
+
+def _mark_skipped(rec, code: dict, line, skipped, category: str) -> None:
+    rel = rec.rel(code["file"])
+    if rel is None:
+        return
+    is_resume = code["function"].startswith(RESUME_PREFIX)
+    key = (rel, code["function"], code["first_line"])
+    entry = skipped.setdefault(key, {
+        "file": rel, "function": code["function"], "first_line": code["first_line"],
+        "category": category,
+        "due_to_graph_break": category not in ("skip_frame_call", "generator_frame"),
+        "break_line": line, "is_resume": is_resume,
+    })
+    if line is not None and entry["break_line"] is None:
+        entry["break_line"] = line
+
+
+def _add_hard_error(rec, err, sites) -> None:
+    found = _innermost_user(rec, err["stack"])
+    if found is None or not err["gb_codes"]:
+        return
+    idx, rel = found
+    line = err["stack"][idx][1]
+    key = (rel, line, err["gb_codes"][0])
+    site = sites.setdefault(key, {
+        "file": rel, "line": line, "function": err["stack"][idx][2],
+        "gb_code": err["gb_codes"][0], "gb_type": err["gb_type"], "outcomes": {},
+        "_compiles": set(), "user_stack": [],
+    })
+    site["outcomes"]["hard_error"] = site["outcomes"].get("hard_error", 0) + 1
+    site["_compiles"].add("hard-error")
+
+
+def label(program: Path, root: Path, configs: list[str | None], timeout: float) -> dict:
+    import torch  # noqa: F401 - fail early and clearly when torch is missing
+
+    result = {"case": program.relative_to(root).as_posix(), "oracle": "gbreak-lint",
+              "python": ".".join(map(str, sys.version_info[:3])), "configs": {}}
+    for nested in configs:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "raw.json"
+            cmd = [sys.executable, "-m", "gbreak_lint.oracle", "--child", str(program),
+                   "--root", str(root), "--raw", str(out)]
+            if nested is not None:
+                cmd += ["--nested", nested]
+            env = dict(os.environ, PYTHONPATH=_pythonpath())
+            subprocess.run(cmd, cwd=program.parent, env=env, timeout=timeout,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            if not out.exists():
+                raise RuntimeError(f"oracle child produced no result for {program}")
+            raw = json.loads(out.read_text())
+        result["torch"] = raw["torch"]
+        name = f"nested_graph_breaks={'True' if nested == 'on' else 'False'}"
+        result["configs"][name] = summarize(raw, root)
+    return result
+
+
+def _pythonpath() -> str:
+    here = str(Path(__file__).resolve().parent.parent)
+    return os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gbreak_lint.oracle", description=__doc__)
+    ap.add_argument("program", type=Path)
+    ap.add_argument("--root", type=Path, help="project root (default: the program's folder)")
+    ap.add_argument("-o", "--output", type=Path, help="write the label JSON here")
+    ap.add_argument("--both", action="store_true", help="also run with nested_graph_breaks=True")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--raw", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--nested", choices=["on", "off"], help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    program = args.program.resolve()
+    root = (args.root or program.parent).resolve()
+    if args.child:
+        run_child(program, root, args.nested, args.raw)
+        return 0
+    configs: list[str | None] = ["off", "on"] if args.both else [None]
+    result = label(program, root, configs, args.timeout)
+    text = json.dumps(result, indent=1, sort_keys=True) + "\n"
+    if args.output:
+        args.output.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

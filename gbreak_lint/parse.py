@@ -1,0 +1,78 @@
+"""Path -> parsed module (libcst).  Bad input becomes a diagnostic or a FileError, never a crash."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from .diagnostics import Diagnostic, FileError, Span
+
+SYNTAX_ERROR_CODE = "GBL001"
+MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are reported, not parsed
+
+
+@dataclass(frozen=True)
+class ParsedModule:
+    path: Path
+    module: cst.Module
+    positions: Mapping[cst.CSTNode, CodeRange]
+
+    def span(self, node: cst.CSTNode) -> Span:
+        r = self.positions[node]
+        return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line
+
+
+@dataclass(frozen=True)
+class ParseOutcome:
+    parsed: ParsedModule | None = None
+    diagnostic: Diagnostic | None = None
+    error: FileError | None = None
+
+
+def parse_file(path: Path) -> ParseOutcome:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return ParseOutcome(error=FileError(str(path), f"file too large to analyse ({size} bytes)"))
+        data = path.read_bytes()
+    except OSError as err:
+        return ParseOutcome(error=FileError(str(path), f"cannot read file: {err.strerror or err}"))
+    if b"\x00" in data:
+        return ParseOutcome(error=FileError(str(path), "binary file (contains NUL bytes), not Python source"))
+    return parse_source(path, data)
+
+
+def parse_source(path: Path, data: bytes) -> ParseOutcome:
+    try:
+        module = cst.parse_module(data)
+    except cst.ParserSyntaxError as err:
+        return ParseOutcome(diagnostic=_syntax_diagnostic(path, err))
+    except (UnicodeDecodeError, LookupError) as err:
+        return ParseOutcome(error=FileError(str(path), f"cannot decode file: {err}"))
+    except RecursionError:
+        return ParseOutcome(error=FileError(str(path), "file too deeply nested to analyse"))
+    except Exception as err:  # libcst's native parser raises a few odd types on garbage
+        return ParseOutcome(error=FileError(str(path), f"cannot parse file: {type(err).__name__}: {err}"))
+    try:
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    except RecursionError:
+        return ParseOutcome(error=FileError(str(path), "file too deeply nested to analyse"))
+    return ParseOutcome(parsed=ParsedModule(path, module, MappingProxyType(dict(positions))))
+
+
+def _syntax_diagnostic(path: Path, err: cst.ParserSyntaxError) -> Diagnostic:
+    line = max(1, err.raw_line)
+    column = max(1, err.raw_column + 1)
+    message = str(err.message).strip().splitlines()[0] if str(err.message).strip() else "invalid syntax"
+    return Diagnostic(
+        code=SYNTAX_ERROR_CODE, name="syntax-error", severity="error", kind="syntax-error",
+        path=str(path), span=Span(line, column, line, column),
+        message=f"SyntaxError: {message} (file not analysed)",
+    )

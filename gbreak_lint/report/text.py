@@ -1,0 +1,36 @@
+"""Human output: `path:line:col: CODE message`, the call chain, and a summary."""
+from __future__ import annotations
+
+from collections import Counter
+
+from ..diagnostics import LintResult
+from . import relpath
+
+
+def render(result: LintResult, show_chain: bool = True) -> str:
+    lines = []
+    for d in result.diagnostics:
+        lines.append(f"{relpath(d.path)}:{d.span.line}:{d.span.column}: {d.code} {d.message}"
+                     + (f" [{d.gb_code}]" if d.gb_code else ""))
+        if show_chain and len(d.chain) > 1:
+            lines.append("    call chain: " + " -> ".join(
+                f"{c.function.rsplit('.', 1)[-1]} ({relpath(c.path)}:{c.line})" for c in d.chain))
+        if d.suggestion:
+            lines.append(f"    help: {d.suggestion}")
+    for e in result.errors:
+        lines.append(f"{relpath(e.path)}: error: {e.message}")
+    lines.append(_summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def _summary(result: LintResult) -> str:
+    n = len(result.diagnostics)
+    files = result.files_scanned
+    if not n and not result.errors:
+        return f"All checks passed: {files} file{'s' * (files != 1)} scanned, no graph breaks predicted."
+    by_severity = Counter(d.severity for d in result.diagnostics)
+    parts = [f"{by_severity[s]} {s}{'s' * (by_severity[s] != 1)}" for s in ("error", "warning", "info") if by_severity[s]]
+    text = f"Found {n} finding{'s' * (n != 1)} ({', '.join(parts) or 'none'}) in {files} file{'s' * (files != 1)}"
+    if result.errors:
+        text += f"; {len(result.errors)} file{'s' * (len(result.errors) != 1)} could not be analysed"
+    return text + "."
