@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..index.symbols import FunctionInfo
 from .resolve import CallTarget
-from .types import Ctx, FrameKey
+from .types import Ctx, Event, FrameInfo, FrameKey
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -42,8 +42,37 @@ class CauseMatcher:
         if target is not None:
             self._project_call(node, target)
             return
+        if self._container_call(node):
+            return
         if b.scope.is_tensor(node):
             b.emit("op", node)
+
+    def _container_call(self, node: cst.Call) -> bool:
+        """`self.seq(x)` on an nn.Sequential of project modules: torch's forward calls each.
+
+        Dynamo inlines torch's Sequential.forward but never compiles it as a frame of its
+        own, so after a break its elements' forwards become top-level frames.
+        """
+        elements = self.b.resolver.sequential_elements(node.func)
+        if not elements or not any(elements):
+            return False
+        span = self.b.span(node)
+        events = []
+        for cls in elements:
+            fn = self.env.project.method(cls, "forward") if cls else None
+            if fn is None:
+                events.append(Event("op", span, ()))
+                continue
+            params = [p for p in fn.params if p.kind == "positional"][1:2]
+            key = FrameKey(fn.qualname, frozenset(p.name for p in params))
+            self.env.frame(key)
+            events.append(Event("call", span, (), target=key))
+        name = f"{self.b.function.qualname}.<Sequential@{span.line}:{span.column}>"
+        key = FrameKey(name)
+        self.env.register_synthetic(FrameInfo(key, "forward", name, self.b.function.path, span.line,
+                                              tuple(events), eager_only=True))
+        self.b.emit("call", node, target=key)
+        return True
 
     def _cause_rule(self, node: cst.Call, qual: str | None):
         env = self.env

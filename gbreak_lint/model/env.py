@@ -45,6 +45,9 @@ class ModelEnv:
     def register_comprehension(self, key: FrameKey, comp, module) -> None:
         self._comprehensions.setdefault(key, (comp, module))
 
+    def register_synthetic(self, info: FrameInfo) -> None:
+        self._frames.setdefault(info.key, info)
+
     def frame_if_built(self, key: FrameKey) -> FrameInfo | None:
         return self._frames.get(key)
 

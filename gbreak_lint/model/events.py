@@ -39,11 +39,12 @@ class FrameBuilder:
         self.resolver = CallResolver(env.project, env.knowledge, module, function, dict(key.bindings))
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
                                  set(key.tensor_params) | set(inherited),
-                                 returns_tensor=self._returns_tensor, is_module_call=self._is_module_call)
+                                 returns=self._returns, is_module_call=self._is_module_call)
         self.causes = CauseMatcher(env, self)
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
+        self.returns_elements: tuple[bool, ...] = ()
         self.loggers: set[str] = set()
 
     # -- entry -----------------------------------------------------------------------
@@ -59,7 +60,7 @@ class FrameBuilder:
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, tuple(self.events),
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
-                         node=fn.node)
+                         returns_elements=self.returns_elements, node=fn.node)
 
     # -- recording -------------------------------------------------------------------
     def span(self, node: cst.CSTNode):
@@ -108,6 +109,10 @@ class FrameBuilder:
         elif isinstance(node, cst.Return) and node.value is not None:
             self.expr(node.value)
             self.returns_tensor |= self.scope.is_tensor(node.value)
+            if isinstance(node.value, cst.Tuple):
+                flags = [self.scope.is_tensor(el.value) for el in node.value.elements]
+                old = self.returns_elements
+                self.returns_elements = tuple(a or b for a, b in zip(flags, old)) if len(old) == len(flags) else tuple(flags)
         elif isinstance(node, cst.Raise) and node.exc is not None:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
@@ -149,6 +154,7 @@ class FrameBuilder:
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        self.resolver.remember_iteration(node.target, node.iter)
         self.loop_body(node, node.body)
         if node.orelse is not None:
             self.block(node.orelse.body)
@@ -306,13 +312,13 @@ class FrameBuilder:
             self.ctx.pop()
 
     # -- callbacks for tensor inference ------------------------------------------------
-    def _returns_tensor(self, call: cst.Call) -> bool:
+    def _returns(self, call: cst.Call) -> tuple[bool, tuple[bool, ...]]:
+        """(returns a tensor, tensor-ness of returned tuple items) of a project call."""
         target = self.resolver.resolve(call.func)
         if target is None:
-            return False
-        key = self.causes.frame_key(target, call)
-        info = self.env.frame_if_built(key)
-        return bool(info and info.returns_tensor)
+            return False, ()
+        info = self.env.frame_if_built(self.causes.frame_key(target, call))
+        return (info.returns_tensor, info.returns_elements) if info else (False, ())
 
     def _is_module_call(self, call: cst.Call) -> bool:
         if self.resolver.torch_layer(call.func):
@@ -360,5 +366,5 @@ def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
     if any(r > ev.span.end_line for r in returns):
         from dataclasses import replace
 
-        return replace(ev, loop_escapes=True)
+        return replace(ev, loop_escapes=True, hits=2)  # the resumed loop meets it again
     return ev

@@ -42,6 +42,8 @@ class CallResolver:
                 return self.project.klass(self.local_types[expr.value])
             value = self.module.values.get(expr.value)
             return self.instantiated_class(value) if value is not None else None
+        if isinstance(expr, cst.Subscript):  # self.layers[i]
+            return self.element_class(expr.value)
         if isinstance(expr, cst.Attribute):
             owner = self.class_of(expr.value)
             if owner is None:
@@ -63,6 +65,68 @@ class CallResolver:
             return None
         module = self.project.modules[holder.module]
         return self.project.klass(self.project.qualify(value.func, module))
+
+    def element_class(self, container: cst.BaseExpression) -> ClassInfo | None:
+        """The project class held by `nn.ModuleList([...])` / `nn.Sequential(...)` / a list."""
+        value, module = self._attribute_value(container)
+        if value is None:
+            return None
+        if isinstance(value, cst.Call) and value.args:
+            qual = self.project.qualify(value.func, module)
+            if qual in self.k.module_containers:
+                elements = [a.value for a in value.args] if len(value.args) > 1 else [value.args[0].value]
+                return self._same_class(elements, module)
+        if isinstance(value, (cst.List, cst.ListComp, cst.Tuple)):
+            return self._same_class([value], module)
+        return None
+
+    def sequential_elements(self, func: cst.BaseExpression) -> list[ClassInfo | None] | None:
+        """Classes of an `nn.Sequential(A(), nn.ReLU(), B())` attribute's items (None: not ours)."""
+        value, module = self._attribute_value(func)
+        if not isinstance(value, cst.Call):
+            return None
+        if self.project.qualify(value.func, module) not in self.k.sequential_containers:
+            return None
+        out: list[ClassInfo | None] = []
+        for arg in value.args:
+            item = arg.value
+            out.append(self.project.klass(self.project.qualify(item.func, module))
+                       if isinstance(item, cst.Call) else None)
+        return out
+
+    def _attribute_value(self, expr: cst.BaseExpression):
+        if isinstance(expr, cst.Attribute):
+            owner = self.class_of(expr.value)
+            found = self.project.class_attribute(owner, expr.attr.value) if owner else None
+            if found is not None:
+                return found[1], self.project.modules[found[0].module]
+        return None, None
+
+    def _same_class(self, exprs, module: ModuleIndex) -> ClassInfo | None:
+        classes = set()
+        for expr in exprs:
+            if isinstance(expr, (cst.List, cst.Tuple)):
+                items = [el.value for el in expr.elements]
+            elif isinstance(expr, cst.ListComp):
+                items = [expr.elt]
+            else:
+                items = [expr]
+            for item in items:
+                if not isinstance(item, cst.Call):
+                    return None
+                classes.add(self.project.qualify(item.func, module))
+        if len(classes) != 1:
+            return None
+        return self.project.klass(classes.pop())
+
+    def remember_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """`for blk in self.blocks:` makes `blk` an instance of the container's element class."""
+        if isinstance(target, cst.Name):
+            cls = self.element_class(iterable)
+            if cls is not None:
+                self.local_types[target.value] = cls.qualname
+            else:
+                self.local_types.pop(target.value, None)
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
         """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""

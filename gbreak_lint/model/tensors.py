@@ -17,12 +17,12 @@ class TensorScope:
     """Tensor-valued names of one frame, and the rules to extend them."""
 
     def __init__(self, knowledge: Knowledge, qualify, tensors: set[str],
-                 returns_tensor=None, is_module_call=None):
+                 returns=None, is_module_call=None):
         self.k = knowledge
         self.qualify = qualify  # expr -> qualified name or None
         self.tensors = set(tensors)
         self.bool_tensors: set[str] = set()
-        self.returns_tensor = returns_tensor or (lambda call: False)
+        self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
 
     # -- queries ---------------------------------------------------------------------
@@ -84,7 +84,7 @@ class TensorScope:
                 return True
         if self.is_module_call(call):
             return True
-        return self.returns_tensor(call)
+        return self.returns(call)[0]
 
     def _could_be_tensor(self, expr: cst.BaseExpression) -> bool:
         """A receiver of tensor-only methods whose type we do not otherwise know."""
@@ -99,6 +99,8 @@ class TensorScope:
     # -- updates ---------------------------------------------------------------------
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
                tensor: bool | None = None) -> None:
+        if tensor is None and isinstance(target, (cst.Tuple, cst.List)) and self._unpack(target, value):
+            return
         is_t = self.is_tensor(value) if tensor is None and value is not None else bool(tensor)
         is_bool = value is not None and self.is_bool_tensor(value)
         for name in _target_names(target):
@@ -110,6 +112,22 @@ class TensorScope:
                 self.bool_tensors.add(name)
             else:
                 self.bool_tensors.discard(name)
+
+
+    def _unpack(self, target, value) -> bool:
+        """`a, b = t, 1` or `y, t0 = helper(x)`: item by item where the items are known."""
+        if isinstance(value, (cst.Tuple, cst.List)):
+            items = [self.is_tensor(el.value) for el in value.elements]
+        elif isinstance(value, cst.Call):
+            items = list(self.returns(value)[1])
+        else:
+            return False
+        if len(items) != len(target.elements) or any(
+                isinstance(el.value, cst.StarredElement) for el in target.elements):
+            return False
+        for el, is_t in zip(target.elements, items):
+            self.assign(el.value, None, tensor=is_t)
+        return True
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

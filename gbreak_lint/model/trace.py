@@ -84,6 +84,9 @@ class Tracer:
         info = self.env.frame(key)
         if info is None or info.is_generator:
             return  # Dynamo does not compile generator frames on their own
+        if info.eager_only:
+            self._run_eagerly(key, chain, entry)
+            return
         self.reached.add(info.qualname)
         self._trace(info, chain, entry, strict_entry)
 
@@ -110,12 +113,14 @@ class Tracer:
             if ev.kind == "call" and ev.mode == "eager":
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
-            inlined = _Inlined(0, ((info, ev),)) if ev.kind == "break" else self._inline(ev, ())
-            if ev.kind == "call" and not inlined.breaks:
+            path = ((info, ev),)
+            if ev.kind == "call":
+                inlined = self._inline(ev, ())
                 ops += inlined.ops
-                continue
-            ops += inlined.ops
-            return self._handle_break(info, i, ev, inlined, ops, block_ops, is_resume, chain,
+                if not inlined.breaks:
+                    continue
+                path += inlined.chain
+            return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
                                       entry, strict_entry)
         return None
 
@@ -138,18 +143,19 @@ class Tracer:
         return _Inlined(ops)
 
     # -- handling a break ------------------------------------------------------------
-    def _handle_break(self, info, i, ev, inlined, ops, block_ops, is_resume, chain, entry, strict_entry):
-        site_frame, site_event = inlined.chain[-1]
-        site_chain = chain + tuple(_link(f, e) for f, e in inlined.chain)
+    def _handle_break(self, info, i, ev, path, ops, block_ops, is_resume, chain, entry, strict_entry):
+        """`path`: (frame, event) from this frame's break point down to the break site."""
+        site_frame, site_event = path[-1]
+        site_chain = chain + tuple(_link(f, e) for f, e in path)
         site = self._hit(site_frame, site_event, site_chain, entry)
         callers = chain + (_link(info, ev),)  # for frames this break hands to Dynamo
-        strict = self._strictness(info, ev, inlined, strict_entry)
+        strict = self._strictness(info, path, strict_entry)
         if strict is not None or ev.mode == "strict_hop":
             site.outcomes.add("hard_error")
             reason = "higher_order_op" if ev.mode == "strict_hop" else strict
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
             return None
-        fate, blame, block_line = self._fate(info, ev, inlined, site_event)
+        fate, blame, block_line = self._fate(ev, path, site_event)
         nested_call = ev.kind == "call"
         if fate == "resumed":
             site.outcomes.add("resumed")
@@ -171,9 +177,14 @@ class Tracer:
                 self.compile_frame(later.target, chain + (_link(info, later),), entry)
         return None
 
-    def _fate(self, info: FrameInfo, ev: Event, inlined: _Inlined, site_event: Event):
-        """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) here."""
-        frames = ((info, ev),) + inlined.chain[1:] if self.nested and ev.kind == "call" else ((info, ev),)
+    def _fate(self, ev: Event, path, site_event: Event):
+        """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) here.
+
+        Without nested graph breaks only this frame's break point matters (callees are
+        compiled again on their own); with them, the break is handled at its own depth and
+        any frame of the chain that cannot resume makes the whole chain fall back.
+        """
+        frames = path if self.nested and ev.kind == "call" else path[:1]
         for frame, point in frames:
             if any(c.kind == "loop" for c in point.ctx) and not point.loop_escapes:
                 return "skipped", Ctx("loop", point.line), None
@@ -189,12 +200,12 @@ class Tracer:
             return "unresumable", Ctx("context_manager", ev.line, site_event.detail), _outer_block(ev)
         return "resumed", None, None
 
-    def _strictness(self, info, ev, inlined, strict_entry) -> str | None:
+    def _strictness(self, info, path, strict_entry) -> str | None:
         """Why a break here raises instead of breaking, or None."""
         if strict_entry:
             return "fullgraph"
         strict = info.strict
-        for frame, point in ((info, ev),) + inlined.chain[1:]:
+        for frame, point in path:
             if frame is not info and frame.strict is not None:
                 strict = frame.strict
             for c in point.ctx:

@@ -62,4 +62,6 @@ class FrameInfo:
     is_generator: bool = False
     strict: bool | None = None  # error_on_graph_break decorator on the function
     returns_tensor: bool = False
+    returns_elements: tuple[bool, ...] = ()  # tensor-ness of a returned tuple's items
+    eager_only: bool = False  # torch's own code (nn.Sequential): inlined, never compiled alone
     node: cst.CSTNode | None = None
