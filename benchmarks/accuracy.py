@@ -72,44 +72,57 @@ def predictions(folder: Path) -> list[dict]:
     return doc["diagnostics"]
 
 
+def score_folder(folder: Path, files: list[Path]) -> tuple[dict, list[str]]:
+    """Counts and mismatches (paths relative to `folder`) for one scanned folder."""
+    sites, frames = load_labels(files)
+    diags = predictions(folder)
+    c = dict.fromkeys(("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn",
+                       "times_exact"), 0)
+    misses: list[str] = []
+    rel = lambda p: Path(p).relative_to(folder).as_posix()  # noqa: E731
+    matched: set = set()
+    for d in (d for d in diags if d["kind"] == "graph-break"):
+        hits = [k for k in sites if k[0] == d["path"] and d["line"] <= k[1] <= d["end_line"]]
+        if not hits:
+            c["site_fp"] += 1
+            misses.append(f"FP site {rel(d['path'])}:{d['line']} {d['code']}")
+            continue
+        c["site_tp"] += 1
+        matched.update(hits)
+        if d["times_traced"] == sites[hits[0]]:
+            c["times_exact"] += 1
+        else:
+            misses.append(f"times {rel(d['path'])}:{d['line']} predicted {d['times_traced']}, "
+                          f"observed {sites[hits[0]]}")
+    for k in sorted(set(sites) - matched):
+        c["site_fn"] += 1
+        misses.append(f"FN site {rel(k[0])}:{k[1]}")
+    predicted = {(d["frame"]["path"], d["frame"]["line"]) for d in diags
+                 if d["kind"] in ("frame-skipped", "frame-partial") and d.get("frame")}
+    c["frame_tp"] = len(predicted & frames)
+    c["frame_fp"] = len(predicted - frames)
+    c["frame_fn"] = len(frames - predicted)
+    misses += [f"FP frame {rel(p)}:{line}" for p, line in sorted(predicted - frames)]
+    misses += [f"FN frame {rel(p)}:{line}" for p, line in sorted(frames - predicted)]
+    return c, misses
+
+
 def score(folders: dict[Path, list[Path]], verbose: bool) -> dict:
-    tp = fp = fn = ftp = ffp = ffn = exact = 0
+    totals: dict[str, int] = {}
     misses: list[str] = []
     for folder, files in sorted(folders.items()):
-        sites, frames = load_labels(files)
-        diags = predictions(folder)
-        breaks = [d for d in diags if d["kind"] == "graph-break"]
-        matched: set = set()
-        for d in breaks:
-            hits = [k for k in sites if k[0] == d["path"] and d["line"] <= k[1] <= d["end_line"]]
-            if hits:
-                tp += 1
-                matched.update(hits)
-                if d["times_traced"] == sites[hits[0]]:
-                    exact += 1
-                else:
-                    misses.append(f"times {d['path']}:{d['line']} predicted {d['times_traced']}, "
-                                  f"observed {sites[hits[0]]}")
-            else:
-                fp += 1
-                misses.append(f"FP site {d['path']}:{d['line']} {d['code']}")
-        for k in sites:
-            if k not in matched:
-                fn += 1
-                misses.append(f"FN site {k[0]}:{k[1]}")
-        predicted_frames = {(d["frame"]["path"], d["frame"]["line"]) for d in diags
-                            if d["kind"] in ("frame-skipped", "frame-partial") and d.get("frame")}
-        ftp += len(predicted_frames & frames)
-        ffp += len(predicted_frames - frames)
-        ffn += len(frames - predicted_frames)
-        misses += [f"FP frame {p}:{l}" for p, l in sorted(predicted_frames - frames)]
-        misses += [f"FN frame {p}:{l}" for p, l in sorted(frames - predicted_frames)]
+        counts, folder_misses = score_folder(folder, files)
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+        misses += [f"{m}  [{folder}]" for m in folder_misses]
+    t = totals
     result = {
-        "site_precision": _ratio(tp, tp + fp), "site_recall": _ratio(tp, tp + fn),
-        "frame_precision": _ratio(ftp, ftp + ffp), "frame_recall": _ratio(ftp, ftp + ffn),
-        "times_traced_exact": _ratio(exact, tp),
-        "counts": {"site_tp": tp, "site_fp": fp, "site_fn": fn, "frame_tp": ftp,
-                   "frame_fp": ffp, "frame_fn": ffn, "times_exact": exact},
+        "site_precision": _ratio(t["site_tp"], t["site_tp"] + t["site_fp"]),
+        "site_recall": _ratio(t["site_tp"], t["site_tp"] + t["site_fn"]),
+        "frame_precision": _ratio(t["frame_tp"], t["frame_tp"] + t["frame_fp"]),
+        "frame_recall": _ratio(t["frame_tp"], t["frame_tp"] + t["frame_fn"]),
+        "times_traced_exact": _ratio(t["times_exact"], t["site_tp"]),
+        "counts": totals,
     }
     if verbose:
         result["misses"] = misses

@@ -82,13 +82,16 @@ class Catalog:
 
 
 def builtin_rules_dir() -> Path:
-    """rules/ of a source checkout, else the copy installed as gbreak_lint.rules_data."""
-    checkout = Path(__file__).resolve().parent.parent / "rules"
-    if checkout.is_dir():
-        return checkout
+    """The rules/ folder: installed as gbreak_lint.rules_data, or beside the package in a checkout."""
     from importlib import resources
 
-    return Path(str(resources.files("gbreak_lint.rules_data")))
+    try:
+        installed = Path(str(resources.files("gbreak_lint.rules_data")))
+        if (installed / "GBL101.yaml").is_file():
+            return installed
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return Path(__file__).resolve().parent.parent / "rules"
 
 
 def load_catalog(extra: Path | None = None) -> Catalog:

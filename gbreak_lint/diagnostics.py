@@ -17,6 +17,15 @@ class Span:
     end_column: int
 
 
+def short_name(qualname: str) -> str:
+    """`pkg.mod.Class.method` -> `Class.method`, `pkg.mod.func` -> `func` (the path names the module)."""
+    parts = qualname.split(".")
+    for i, part in enumerate(parts[:-1]):
+        if part[:1].isupper():
+            return ".".join(parts[i:])
+    return parts[-1]
+
+
 @dataclass(frozen=True)
 class ChainLink:
     path: str

@@ -337,7 +337,9 @@ def _pythonpath() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gbreak_lint.oracle", description=__doc__)
-    ap.add_argument("program", type=Path)
+    ap.add_argument("program", type=Path, help="a program, or with --all a folder of fixtures")
+    ap.add_argument("--all", action="store_true",
+                    help="label every fixture (a folder holding main.py) below PROGRAM into its label.json")
     ap.add_argument("--root", type=Path, help="project root (default: the program's folder)")
     ap.add_argument("-o", "--output", type=Path, help="write the label JSON here")
     ap.add_argument("--both", action="store_true", help="also run with nested_graph_breaks=True")
@@ -352,6 +354,12 @@ def main(argv: list[str] | None = None) -> int:
         run_child(program, root, args.nested, args.raw)
         return 0
     configs: list[str | None] = ["off", "on"] if args.both else [None]
+    if args.all:
+        for main_py in sorted(program.rglob("main.py")):
+            result = label(main_py, main_py.parent, configs, args.timeout)
+            (main_py.parent / "label.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+            print(f"labelled {main_py.parent}", file=sys.stderr)
+        return 0
     result = label(program, root, configs, args.timeout)
     text = json.dumps(result, indent=1, sort_keys=True) + "\n"
     if args.output:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..catalog import Rule
-from ..diagnostics import Diagnostic, Fix, FrameRef
+from ..diagnostics import Diagnostic, Fix, FrameRef, short_name as short
 from ..model.predict import Site
 
 
@@ -10,15 +10,6 @@ def fix_of(rule: Rule) -> Fix | None:
     if rule.fix_safety in ("safe", "unsafe"):
         return Fix(rule.fix_safety, rule.fix_description or rule.suggestion or "")
     return None
-
-
-def short(qualname: str) -> str:
-    """`pkg.mod.Class.method` -> `Class.method` for messages (modules are in the path)."""
-    parts = qualname.split(".")
-    for i, part in enumerate(parts):
-        if part[:1].isupper() or i == len(parts) - 1:
-            return ".".join(parts[i:]) if part[:1].isupper() else parts[-1]
-    return qualname
 
 
 def chain_text(site: Site) -> str:

@@ -113,9 +113,11 @@ class Tracer:
             if ev.kind == "call" and ev.mode == "eager":
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
+            if ev.kind == "break" and self._captured(ev, strict_entry):
+                continue
             path = ((info, ev),)
             if ev.kind == "call":
-                inlined = self._inline(ev, ())
+                inlined = self._inline(ev, (), strict_entry)
                 ops += inlined.ops
                 if not inlined.breaks:
                     continue
@@ -124,7 +126,14 @@ class Tracer:
                                       entry, strict_entry)
         return None
 
-    def _inline(self, call: Event, stack: tuple[str, ...]) -> _Inlined:
+    def _captured(self, ev: Event, strict_entry: bool) -> bool:
+        """fullgraph=True turns some config switches on (e.g. capture_scalar_outputs)."""
+        if not strict_entry:
+            return False
+        rule = self.env.catalog.get(ev.rule) if ev.rule else None
+        return rule is not None and rule.unless_config in self.env.knowledge.fullgraph_enables
+
+    def _inline(self, call: Event, stack: tuple[str, ...], strict_entry: bool = False) -> _Inlined:
         """Inline a call as Dynamo does: the callee's ops, up to its first break."""
         info = self.env.frame(call.target)
         if info is None or info.qualname in stack or len(stack) > MAX_INLINE_DEPTH:
@@ -133,10 +142,10 @@ class Tracer:
         for ev in info.events:
             if ev.kind == "op":
                 ops += 1
-            elif ev.kind == "break":
+            elif ev.kind == "break" and not self._captured(ev, strict_entry):
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == "call" and ev.mode != "eager":
-                sub = self._inline(ev, stack + (info.qualname,))
+                sub = self._inline(ev, stack + (info.qualname,), strict_entry)
                 ops += sub.ops
                 if sub.breaks:
                     return _Inlined(ops, ((info, ev),) + sub.chain)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..diagnostics import LintResult
+from ..diagnostics import LintResult, short_name
 from . import relpath
 
 
@@ -14,7 +14,7 @@ def render(result: LintResult, show_chain: bool = True) -> str:
                      + (f" [{d.gb_code}]" if d.gb_code else ""))
         if show_chain and len(d.chain) > 1:
             lines.append("    call chain: " + " -> ".join(
-                f"{c.function.rsplit('.', 1)[-1]} ({relpath(c.path)}:{c.line})" for c in d.chain))
+                f"{short_name(c.function)} ({relpath(c.path)}:{c.line})" for c in d.chain))
         if d.suggestion:
             lines.append(f"    help: {d.suggestion}")
     for e in result.errors:
