@@ -50,6 +50,7 @@ class Recorder:
         self.breaks: list[dict] = []
         self.frames: list[dict] = []
         self.hard_errors: list[dict] = []
+        self._seen_errors: set[int] = set()
 
     # -- helpers -----------------------------------------------------------------------
     def rel(self, filename: str) -> str | None:
@@ -95,9 +96,18 @@ class Recorder:
         entry = {"code": code_ref(code), "skip_reason": getattr(result, "skip_reason", None)}
         if error is not None:
             entry["error"] = type(error).__name__
+            if getattr(error, "real_stack", None) is not None:
+                self.on_uncaught(error)  # a hard error, even if the program catches it later
         self.frames.append(entry)
 
+    def on_assert_frame(self, code, result, error) -> None:
+        if error is not None and getattr(error, "real_stack", None) is not None:
+            self.on_uncaught(error)
+
     def on_uncaught(self, exc) -> None:
+        if id(exc) in self._seen_errors:
+            return
+        self._seen_errors.add(id(exc))
         stack = getattr(exc, "real_stack", None)
         codes = GB_URL.findall(str(exc))
         self.hard_errors.append({
@@ -146,10 +156,15 @@ def install_hooks(rec: Recorder) -> None:
 
     sc.InstructionTranslatorBase.log_graph_break = log_graph_break
 
-    namespace = {"ORIGINAL": cf.ConvertFrame.__call__, "RECORD": rec.on_frame}
     fake_name = os.path.join("<gbreak-oracle>", "torch", "_dynamo", "convert_frame.py")
-    exec(compile(_CONVERT_WRAPPER_SRC, fake_name, "exec"), namespace)
+    code = compile(_CONVERT_WRAPPER_SRC, fake_name, "exec")
+    namespace = {"ORIGINAL": cf.ConvertFrame.__call__, "RECORD": rec.on_frame}
+    exec(code, namespace)
     cf.ConvertFrame.__call__ = namespace["wrapped_call"]
+    # fullgraph=True compiles through ConvertFrameAssert alone: record its hard errors
+    namespace = {"ORIGINAL": cf.ConvertFrameAssert.__call__, "RECORD": rec.on_assert_frame}
+    exec(code, namespace)
+    cf.ConvertFrameAssert.__call__ = namespace["wrapped_call"]
 
     original_compile = torch.compile
 

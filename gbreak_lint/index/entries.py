@@ -10,6 +10,7 @@ from .project import ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 
 MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
+REORDERABLE = "reorderable:"  # config flag prefix: a logging function Dynamo may reorder
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class _EntryFinder(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        self._reorderable(node)
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._compiled_value(node.args[0].value, node, _fullgraph(node), "torch.compile")
@@ -135,6 +137,18 @@ class _EntryFinder(cst.CSTVisitor):
             cls = self.instance_class(func.value)
             if cls is not None:
                 self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()")
+
+    def _reorderable(self, node: cst.Call) -> None:
+        """`torch._dynamo.config.reorderable_logging_functions.add(print)`: print stops breaking."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "add" and node.args
+                and isinstance(func.value, cst.Attribute)
+                and func.value.attr.value == "reorderable_logging_functions"
+                and self.qualify(func.value.value) in self.k.config_prefixes):
+            return
+        target = self.qualify(node.args[0].value)
+        if target:
+            self.configs.append(ConfigSet(f"{REORDERABLE}{target}", True, self.module.path, self.line(node)))
 
     def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
         cls = self.instance_class(value)

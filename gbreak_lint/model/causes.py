@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..index.symbols import FunctionInfo
+from ..index.entries import REORDERABLE
 from .resolve import CallTarget
 from .types import Ctx, Event, FrameInfo, FrameKey
 
@@ -79,7 +80,7 @@ class CauseMatcher:
         first_arg = node.args[0].value if node.args else None
         if qual is not None:
             for rule in env.calls.get(qual, ()):
-                if self._enabled(rule):
+                if self._enabled(rule) and not env.flag(REORDERABLE + qual):
                     return rule
             for rule in env.tensor_arg_calls.get(qual, ()):
                 if first_arg is not None and self.b.scope.is_tensor(first_arg) and self._enabled(rule):

@@ -1,0 +1,68 @@
+"""The rule catalog: well-formed, unique, and every rule's examples behave as documented."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gbreak_lint.catalog import CatalogError, load_catalog
+from gbreak_lint.knowledge import load_profile
+
+from conftest import run_json
+
+CATALOG = load_catalog()
+RULES = CATALOG.rules
+
+
+def test_codes_and_names_are_unique():
+    codes = [r.code for r in RULES]
+    names = [r.name for r in RULES]
+    assert len(codes) == len(set(codes)) and len(names) == len(set(names))
+
+
+def test_duplicate_code_in_extra_folder_fails(tmp_path):
+    source = Path(CATALOG.by_code("GBL301").source)
+    data = yaml.safe_load(source.read_text())
+    data["name"] = "another-name"
+    (tmp_path / "dup.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(CatalogError, match="share the code"):
+        load_catalog(tmp_path)
+
+
+def test_user_rule_folder_adds_a_break_cause(project, capsys, tmp_path):
+    rules = tmp_path / "myrules"
+    rules.mkdir()
+    (rules / "metrics.yaml").write_text(yaml.safe_dump({
+        "code": "GBL901", "name": "log-metrics-call", "kind": "graph-break", "severity": "warning",
+        "summary": "our log_metrics() always breaks", "message": "log_metrics() breaks the graph",
+        "why": "it writes to a file", "example": "log_metrics(x)", "use_instead": "pass",
+        "break": "resumable", "trigger": {"call": ["metrics.log_metrics"]}}))
+    project("metrics.py", "def log_metrics(x):\n    pass\n")
+    project("main.py", "import torch\nfrom metrics import log_metrics\n\n\n@torch.compile\n"
+                       "def f(x):\n    log_metrics(x)\n    return x + 1\n")
+    (project.root / "pyproject.toml").write_text(f"[tool.gbreak-lint]\nextra-rules = '{rules}'\n")
+    codes = [d["code"] for d in run_json(capsys, project.root)["diagnostics"]]
+    assert codes == ["GBL901"]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_rule_is_documented(rule):
+    assert rule.summary and rule.why and rule.example and rule.use_instead
+    assert rule.torch.startswith(">=2.13")
+    for gb in rule.gb_codes:
+        assert gb.startswith("GB") and len(gb) == 6
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_example_is_flagged_and_use_instead_is_not(rule, tmp_path, capsys):
+    for name, text, flagged in (("bad", rule.example, True), ("good", rule.use_instead, False)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "main.py").write_text(text)
+        codes = {d["code"] for d in run_json(capsys, folder, "--root", folder)["diagnostics"]}
+        assert (rule.code in codes) is flagged, f"{name} example: {sorted(codes)}"
+
+
+def test_knowledge_profile_names_python_version():
+    k = load_profile("2.13")
+    assert k.python == "3.11" and k.comprehension_frames
+    assert "torch.no_grad" in k.resumable_context_managers

@@ -1,0 +1,46 @@
+"""Data flows one way: no stage imports a later one (read from the source, not executed)."""
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "gbreak_lint"
+# stage -> the stages it must not import
+ORDER = ["diagnostics", "config", "discover", "parse", "knowledge", "catalog", "index", "model",
+         "checks", "report", "api", "cli"]
+
+
+def stage_of(module: str) -> str | None:
+    head = module.split(".")[0]
+    return head if head in ORDER else None
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found = set()
+    package = path.relative_to(PKG.parent).with_suffix("").parts
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = list(package[: len(package) - node.level])
+            found.add(".".join(base[1:] + ([node.module] if node.module else [])))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gbreak_lint."):
+            found.add(node.module.removeprefix("gbreak_lint."))
+    return found
+
+
+FILES = [p for p in PKG.rglob("*.py") if stage_of(p.relative_to(PKG).parts[0].removesuffix(".py"))]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(PKG)) for p in FILES])
+def test_no_stage_imports_a_later_one(path):
+    own = stage_of(path.relative_to(PKG).parts[0].removesuffix(".py"))
+    for imported in imports_of(path):
+        other = stage_of(imported) if imported else None
+        if other is None:
+            continue
+        assert ORDER.index(other) <= ORDER.index(own), f"{path.name} ({own}) imports {imported}"
+
+
+def test_linter_never_imports_the_oracle():
+    for path in FILES:
+        assert "oracle" not in imports_of(path), path

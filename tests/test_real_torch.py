@@ -1,0 +1,98 @@
+"""Ground truth is real Dynamo: re-run fixtures and rule examples under torch 2.13.
+
+Skipped cleanly where torch is not installed; CI installs torch==2.13.0 and runs them.
+"""
+import json
+
+import pytest
+
+from gbreak_lint.catalog import load_catalog
+from gbreak_lint.oracle import label
+
+from conftest import FIXTURES, requires_torch
+
+pytestmark = [pytest.mark.torch, requires_torch]
+CONFIG = "nested_graph_breaks=False"
+FIXTURE_DIRS = sorted(p.parent for p in FIXTURES.rglob("main.py"))
+RULES = load_catalog().rules
+
+
+def summary(doc: dict) -> dict:
+    cfg = doc["configs"][CONFIG]
+    return {
+        "sites": sorted((g["file"], g["line"], g["gb_code"], g["compiles_hit"]) for g in cfg["graph_breaks"]),
+        "library": sorted((g["user_file"], g["user_line"], g["gb_code"]) for g in cfg["library_breaks"]),
+        "skipped": sorted((s["file"], s["function"], s["first_line"], s["category"])
+                          for s in cfg["skipped_frames"]),
+        "partial": sorted((c["file"], c["function"], c["first_line"]) for c in cfg["compiled_frames"]
+                          if c["partial_then_eager_at"]),
+    }
+
+
+def run_program(folder, text=None):
+    if text is not None:
+        (folder / "main.py").write_text(text)
+    return label(folder / "main.py", folder, [None], timeout=600)
+
+
+@pytest.mark.parametrize("folder", FIXTURE_DIRS, ids=[p.relative_to(FIXTURES).as_posix() for p in FIXTURE_DIRS])
+def test_fixture_label_is_reproduced_by_torch(folder):
+    recorded = json.loads((folder / "label.json").read_text())
+    assert summary(run_program(folder)) == summary(recorded)
+
+
+def _gb_codes(doc: dict) -> set[str]:
+    cfg = doc["configs"][CONFIG]
+    return {g["gb_code"] for g in cfg["graph_breaks"] + cfg["library_breaks"]}
+
+
+def _observed(rule, doc: dict) -> bool:
+    """Did torch show what the rule says the example does?"""
+    cfg = doc["configs"][CONFIG]
+    skipped = {s["category"] for s in cfg["skipped_frames"] if not s["is_resume"]}
+    partial = any(c["partial_then_eager_at"] for c in cfg["compiled_frames"])
+    outcomes = {o for g in cfg["graph_breaks"] for o in g["outcomes"]}
+    if rule.check == "loop":
+        return "graph_break_in_loop" in skipped
+    if rule.check == "blocks":
+        if rule.code == "GBL104":
+            return "skip_frame_call" in skipped
+        return "unresumable_graph_break" in skipped or partial
+    if rule.check == "nested":
+        return any(g["compiles_hit"] > 1 for g in cfg["graph_breaks"])
+    if rule.check == "strict":
+        return "hard_error" in outcomes
+    return bool(_gb_codes(doc) & set(rule.gb_codes))
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_rule_examples_under_torch(rule, tmp_path):
+    bad = tmp_path / "bad"
+    good = tmp_path / "good"
+    bad.mkdir()
+    good.mkdir()
+    assert _observed(rule, run_program(bad, rule.example)), "example does not show the problem"
+    assert not _observed(rule, run_program(good, rule.use_instead)), "use_instead still shows it"
+
+
+CORPUS_SAMPLE = ["c02_nested_depth1", "c08_try_except", "c10_custom_ctx", "c18_disable_nonrecursive",
+                 "c21_loop_calls_breaking_callee", "c23_logging", "c26_generator", "c27_listcomp",
+                 "c28_skip_frame", "c37_more_ctx"]
+
+
+@pytest.mark.parametrize("case", CORPUS_SAMPLE)
+def test_oracle_agrees_with_shared_corpus(case, tmp_path):
+    """Our labelling helper records what the corpus' own oracle recorded."""
+    from conftest import CORPUS
+
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus not present")
+    program = tmp_path / f"{case}.py"
+    program.write_text((CORPUS / f"{case}.py").read_text())
+    ours = label(program, tmp_path, [None], timeout=600)
+    theirs = json.loads((CORPUS / f"{case}.expected.json").read_text())
+    ours, theirs = summary(ours), summary(theirs)
+    assert ours["sites"] == theirs["sites"]
+    assert ours["partial"] == theirs["partial"]
+    assert [s for s in ours["skipped"] if s[3] != "no_ops_traced"] == \
+        [s for s in theirs["skipped"] if s[3] not in ("no_ops_traced", "recompile_limit")]
