@@ -82,16 +82,20 @@ class Catalog:
 
 
 def builtin_rules_dir() -> Path:
-    """The rules/ folder: installed as gbreak_lint.rules_data, or beside the package in a checkout."""
-    from importlib import resources
+    """The rules/ folder: installed as the data package gbreak_lint.rules_data, or in a checkout."""
+    from importlib.util import find_spec
 
     try:
-        installed = Path(str(resources.files("gbreak_lint.rules_data")))
-        if (installed / "GBL101.yaml").is_file():
-            return installed
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parent.parent / "rules"
+        spec = find_spec("gbreak_lint.rules_data")
+    except (ImportError, ValueError):
+        spec = None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(location) / "GBL101.yaml").is_file():
+            return Path(location)
+    checkout = Path(__file__).resolve().parent.parent / "rules"
+    if (checkout / "GBL101.yaml").is_file():
+        return checkout
+    raise CatalogError("the built-in rule catalog (rules/*.yaml) is missing from this installation")
 
 
 def load_catalog(extra: Path | None = None) -> Catalog:
