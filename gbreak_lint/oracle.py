@@ -51,6 +51,7 @@ class Recorder:
         self.frames: list[dict] = []
         self.hard_errors: list[dict] = []
         self._seen_errors: set[int] = set()
+        self._pending: list = []
 
     # -- helpers -----------------------------------------------------------------------
     def rel(self, filename: str) -> str | None:
@@ -96,13 +97,19 @@ class Recorder:
         entry = {"code": code_ref(code), "skip_reason": getattr(result, "skip_reason", None)}
         if error is not None:
             entry["error"] = type(error).__name__
-            if getattr(error, "real_stack", None) is not None:
-                self.on_uncaught(error)  # a hard error, even if the program catches it later
+        else:  # ConvertFrame suppressed what ConvertFrameAssert raised: a skip, not a hard error
+            self._pending = [(c, e) for c, e in self._pending if c is not code]
         self.frames.append(entry)
 
     def on_assert_frame(self, code, result, error) -> None:
+        """Errors leaving ConvertFrameAssert are hard errors unless ConvertFrame suppresses them."""
         if error is not None and getattr(error, "real_stack", None) is not None:
+            self._pending.append((code, error))
+
+    def finish(self) -> None:
+        for _, error in self._pending:  # fullgraph=True errors, even if the program caught them
             self.on_uncaught(error)
+        self._pending = []
 
     def on_uncaught(self, exc) -> None:
         if id(exc) in self._seen_errors:
@@ -192,6 +199,7 @@ def run_child(program: Path, root: Path, nested: str | None, out: Path) -> None:
     except BaseException as e:  # noqa: BLE001 - the program's own failure is data
         exit_ok = False
         rec.on_uncaught(e)
+    rec.finish()
     raw = {
         "breaks": rec.breaks,
         "frames": rec.frames,
