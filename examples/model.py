@@ -35,14 +35,15 @@ class Net(nn.Module):
         return self.head(x)
 
 
+model = Net()
+
+
 @torch.compile
-def train_step(model, x, y):
+def train_step(x, y):
     loss = ((model(x) - y) ** 2).mean()
     logger.info("loss %s", loss.item())
     return loss
 
 
 if __name__ == "__main__":
-    net = Net()
-    net.compile()
-    train_step(net, torch.randn(4, 8), torch.randn(4, 1))
+    train_step(torch.randn(4, 8), torch.randn(4, 1))

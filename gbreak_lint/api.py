@@ -12,6 +12,7 @@ from .config import Config
 from .diagnostics import Diagnostic, FileError, LintResult
 from .discover import iter_python_files
 from .index import build_index
+from .index.entries import named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, predict
 from .parse import parse_file
@@ -63,7 +64,8 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
             if outcome.error is not None:
                 errors.append(outcome.error)
     index = build_index(parsed, knowledge)
-    prediction = predict(index.project, knowledge, catalog, index.entries, index.configs)
+    entries = index.entries + named_entries(index.project, config.entry_points)
+    prediction = predict(index.project, knowledge, catalog, entries, index.configs)
     diagnostics += [d for d in run_checks(catalog, prediction) if d.path in wanted]
     sources = {str(p.path): p.module for p in parsed}
     kept = _filter(diagnostics, selection, config, sources)

@@ -45,8 +45,11 @@ def cli(ctx: click.Context) -> None:
 @click.option("--root", type=click.Path(path_type=Path, file_okay=False),
               help="Project root for the index (default: found from the paths).")
 @click.option("--torch-version", "torch_profile", help="Torch knowledge profile (default 2.13).")
+@click.option("--entry", "entries", multiple=True,
+              help="Treat a function as compiled: 'pkg.module:Class.forward' (repeatable).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
-def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, quiet):
+def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
+          quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, analyse
     from .config import load_config
@@ -57,7 +60,8 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
         raise UsageFailure(f"no such file or directory: {', '.join(missing)}")
     config = load_config(paths[0], config_file)
     config = config.with_overrides(fail_on=fail_on, torch_profile=torch_profile,
-                                   root=root.resolve() if root else None)
+                                   root=root.resolve() if root else None,
+                                   entry_points=config.entry_points + tuple(entries) if entries else None)
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     result = analyse(paths, config, selection).result
     if fmt == "json":
@@ -103,6 +107,7 @@ def rule_cmd(code):
 def main(argv: list[str] | None = None) -> int:
     from .catalog import CatalogError
     from .config import ConfigError
+    from .index.entries import EntrySpecError
     from .knowledge import UnknownProfile
 
     try:
@@ -114,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_ERROR
-    except (UsageFailure, ConfigError, CatalogError, UnknownProfile) as exc:
+    except (UsageFailure, ConfigError, CatalogError, UnknownProfile, EntrySpecError) as exc:
         click.echo(f"gbreak-lint: error: {exc}", err=True)
         return EXIT_ERROR
     except Exception as exc:  # never show a traceback to a user unless asked

@@ -223,3 +223,14 @@ def test_rules_and_rule_commands(capsys):
     for heading in ("## What it does", "## Why is this bad", "## Example", "## Use instead"):
         assert heading in out
     assert run(capsys, "rule", "GBL999")[0] == 2
+
+
+def test_named_entry_points(project, capsys):
+    project("lib/__init__.py", "")
+    project("lib/layers.py", "import torch.nn as nn\n\n\nclass Layer(nn.Module):\n"
+                             "    def forward(self, x):\n        print('hi')\n        return x\n")
+    assert run_json(capsys, project.root)["diagnostics"] == []
+    doc = run_json(capsys, project.root, "--entry", "lib.layers:Layer.forward")
+    assert [(d["code"], d["entry"]) for d in doc["diagnostics"]] == [("GBL303", "lib.layers.Layer.forward")]
+    code, _, err = run(capsys, "check", project.root, "--entry", "lib.layers:Nope")
+    assert code == 2 and "does not name a function" in err

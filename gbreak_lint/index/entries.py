@@ -175,3 +175,21 @@ def find_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleInde
     finder = _EntryFinder(project, knowledge, module)
     module.parsed.module.visit(finder)
     return tuple(finder.entries), tuple(finder.configs)
+
+
+class EntrySpecError(ValueError):
+    pass
+
+
+def named_entries(project: ProjectIndex, specs: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+    """`pkg.module:Class.forward` / `pkg.module:function` (config `entry-points`, `--entry`)."""
+    out = []
+    for spec in specs:
+        module, sep, path = spec.partition(":")
+        if not sep or not module or not path:
+            raise EntrySpecError(f"entry point '{spec}' must look like 'pkg.module:Class.method'")
+        fn = project.function(f"{module}.{path}")
+        if fn is None:
+            raise EntrySpecError(f"entry point '{spec}' does not name a function of the project")
+        out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "named entry point"))
+    return tuple(out)
