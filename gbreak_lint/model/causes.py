@@ -59,13 +59,14 @@ class CauseMatcher:
             return False
         span = self.b.span(node)
         events = []
-        for cls in elements:
+        for position, cls in enumerate(elements):
             fn = self.env.project.method(cls, "forward") if cls else None
             if fn is None:
                 events.append(Event("op", span, ()))
                 continue
             params = [p for p in fn.params if p.kind == "positional"][1:2]
-            key = FrameKey(fn.qualname, frozenset(p.name for p in params))
+            key = FrameKey(fn.qualname, frozenset(p.name for p in params),
+                           instance=f"{self.b.resolver.instance_name(node.func)}[{position}]")
             self.env.frame(key)
             events.append(Event("call", span, (), target=key))
         name = f"{self.b.function.qualname}.<Sequential@{span.line}:{span.column}>"
@@ -157,7 +158,8 @@ class CauseMatcher:
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in by_name:
                 self._bind(arg.keyword.value, arg.value, tensors, bindings)
-        return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings)))
+        return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings)),
+                        target.instance)
 
     def _bind(self, name, value, tensors, bindings) -> None:
         """A tensor argument, or a function passed in (resolvable where it is a plain name)."""

@@ -71,23 +71,25 @@ class Prediction:
 
 def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
             entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...]) -> Prediction:
-    groups: dict[frozenset, list[EntryPoint]] = {}
-    component_flags = _flags_by_module(project, configs)
+    # One program (modules connected by imports) is one Dynamo process: its own caches and flags.
+    component = _import_components(project)
+    flags = _flags_by_component(project, configs, component)
+    groups: dict[int, list[EntryPoint]] = {}
     for entry in entries:
         fn = project.function(entry.function)
-        if fn is None:
-            continue
-        groups.setdefault(component_flags.get(fn.module, frozenset()), []).append(entry)
+        if fn is not None:
+            groups.setdefault(component[fn.module], []).append(entry)
     sites: list[Site] = []
     frames: list[Frame] = []
     failures: list[StrictFailure] = []
     nested: dict[str, bool] = {}
     reached: set[str] = set()
-    for flags, group in groups.items():
-        env = ModelEnv(project, knowledge, catalog, flags)
-        tracer = Tracer(env, "nested_graph_breaks" in flags)
+    for program, group in sorted(groups.items()):
+        program_flags = flags.get(program, frozenset())
+        env = ModelEnv(project, knowledge, catalog, program_flags)
+        tracer = Tracer(env, "nested_graph_breaks" in program_flags)
         for entry in sorted(group, key=lambda e: (e.path, e.line)):
-            nested[entry.function] = "nested_graph_breaks" in flags
+            nested[entry.function] = "nested_graph_breaks" in program_flags
             tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
         frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
         sites += frozen.values()
@@ -116,9 +118,9 @@ def _may_be_tensor(param) -> bool:
     return param.default is None  # `mask=None`, `scale=1.0`, `mode="x"`: not known to be tensors
 
 
-def _flags_by_module(project: ProjectIndex, configs: tuple[ConfigSet, ...]) -> dict[str, frozenset]:
+def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],
+                        component: dict[str, int]) -> dict[int, frozenset]:
     """A config flag set in a module applies to every module connected to it by imports."""
-    component = _import_components(project)
     flags: dict[int, set[str]] = {}
     for cfg in configs:
         name = project.by_path.get(cfg.path)
@@ -126,7 +128,7 @@ def _flags_by_module(project: ProjectIndex, configs: tuple[ConfigSet, ...]) -> d
             continue
         current = flags.setdefault(component[name], set())
         (current.add if cfg.value else current.discard)(cfg.flag)
-    return {m: frozenset(flags.get(c, ())) for m, c in component.items()}
+    return {c: frozenset(v) for c, v in flags.items()}
 
 
 def _import_components(project: ProjectIndex) -> dict[str, int]:

@@ -14,6 +14,7 @@ from ..knowledge import Knowledge
 class CallTarget:
     function: FunctionInfo
     skip_first_param: bool  # bound method: `self` is not among the call's arguments
+    instance: str = ""  # the module instance called (see FrameKey.instance)
 
 
 class CallResolver:
@@ -27,6 +28,7 @@ class CallResolver:
         self.function = function
         self.bindings = bindings  # parameter name -> function qualname passed in
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
+        self.many: set[str] = set()  # locals bound to each element of a module container
         self.cls = project.klass(function.class_qualname) if function and function.class_qualname else None
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
@@ -125,8 +127,10 @@ class CallResolver:
             cls = self.element_class(iterable)
             if cls is not None:
                 self.local_types[target.value] = cls.qualname
+                self.many.add(target.value)
             else:
                 self.local_types.pop(target.value, None)
+                self.many.discard(target.value)
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
         """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""
@@ -144,6 +148,7 @@ class CallResolver:
 
     def remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
+            self.many.discard(target.value)
             cls = self.instantiated_class(value)
             if cls is not None:
                 self.local_types[target.value] = cls.qualname
@@ -161,7 +166,7 @@ class CallResolver:
                 return found
         instance = self.class_of(func)
         if instance is not None:  # calling a module instance: its forward
-            return self._forward(instance)
+            return self._forward(instance, self.instance_name(func))
         qual = self.qualify(func)
         target = self.project.lookup(qual)
         if isinstance(target, FunctionInfo):
@@ -181,12 +186,33 @@ class CallResolver:
             if fn is not None:
                 return CallTarget(fn, True)
             sub = self.class_of(func)
-            return self._forward(sub) if sub is not None else None
+            return self._forward(sub, self.instance_name(func)) if sub is not None else None
         return None
 
-    def _forward(self, cls: ClassInfo) -> CallTarget | None:
-        if not self.is_nn_module(cls):
-            fn = self.project.method(cls, "__call__")
-            return CallTarget(fn, True) if fn else None
-        fn = self.project.method(cls, "forward")
-        return CallTarget(fn, True) if fn else None
+    def _forward(self, cls: ClassInfo, instance: str) -> CallTarget | None:
+        method = "forward" if self.is_nn_module(cls) else "__call__"
+        fn = self.project.method(cls, method)
+        return CallTarget(fn, True, instance) if fn else None
+
+    def instance_name(self, expr: cst.BaseExpression) -> str:
+        """A name for the module instance an expression denotes; "*" for container elements."""
+        if isinstance(expr, cst.Subscript) or (isinstance(expr, cst.Name) and expr.value in self.many):
+            return "*"
+        owner = self.cls.qualname if self.cls else self.module.name
+        text = cst.Module([]).code_for_node(expr)
+        return f"{owner}:{text}"
+
+    def holds_parameters(self, cls: ClassInfo) -> bool:
+        """Does an instance own parameters (a torch layer, nn.Parameter, or such a sub-module)?"""
+        for holder in self.project.mro(cls):
+            module = self.project.modules[holder.module]
+            for value in holder.attributes.values():
+                if not isinstance(value, cst.Call):
+                    continue
+                qual = self.project.qualify(value.func, module) or ""
+                if any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes):
+                    return True
+                sub = self.project.klass(qual)
+                if sub is not None and sub is not cls and self.is_nn_module(sub):
+                    return True
+        return False

@@ -66,7 +66,8 @@ class Tracer:
     def __init__(self, env: ModelEnv, nested_graph_breaks: bool):
         self.env = env
         self.nested = nested_graph_breaks
-        self.compiled: set[str] = set()
+        self.compiled: dict[str, set[str]] = {}  # code object -> module instances compiled for
+        self.generalized = False  # Dynamo stopped specialising on module instances
         self.sites: dict[tuple, SiteRecord] = {}
         self.frames: dict[tuple, FrameOutcome] = {}
         self.strict_errors: list[StrictError] = []
@@ -78,9 +79,13 @@ class Tracer:
 
     def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
                       strict_entry: bool = False) -> None:
-        if key.qualname in self.compiled:
+        seen = self.compiled.get(key.qualname)
+        if seen is not None:
+            if key.instance and key.instance not in seen and self._recompiles(key):
+                seen.add(key.instance)
+                self._trace(self.env.frame(key), chain, entry, strict_entry)
             return
-        self.compiled.add(key.qualname)
+        self.compiled[key.qualname] = {key.instance}
         info = self.env.frame(key)
         if info is None or info.is_generator:
             return  # Dynamo does not compile generator frames on their own
@@ -89,6 +94,28 @@ class Tracer:
             return
         self.reached.add(info.qualname)
         self._trace(info, chain, entry, strict_entry)
+        if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
+            self._trace(info, chain, entry, strict_entry)
+
+    def _recompiles(self, key: FrameKey) -> bool:
+        """A module method compiled for a second instance is compiled again, once per run.
+
+        Measured on 2.13: the frame's guards pin the first instance of a module that holds
+        parameters; after the first such recompile Dynamo stops specialising on instances.
+        """
+        if self.generalized:
+            return False
+        fn = self.env.project.function(key.qualname)
+        cls = self.env.project.klass(fn.class_qualname) if fn and fn.class_qualname else None
+        if cls is None or not self._resolver_for(fn).holds_parameters(cls):
+            return False
+        self.generalized = True
+        return True
+
+    def _resolver_for(self, fn):
+        from .resolve import CallResolver
+
+        return CallResolver(self.env.project, self.env.knowledge, self.env.project.modules[fn.module], fn, {})
 
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
         start, resumed = 0, False

@@ -25,6 +25,7 @@ class FrameKey:
     qualname: str
     tensor_params: frozenset[str] = frozenset()
     bindings: tuple[tuple[str, str], ...] = ()  # parameter -> function qualname passed in
+    instance: str = ""  # which module instance `self` is ("self.a"; "*": many, from a container)
 
 
 @dataclass(frozen=True)
