@@ -67,7 +67,8 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     entries = index.entries + named_entries(index.project, config.entry_points)
     prediction = predict(index.project, knowledge, catalog, entries, index.configs)
     diagnostics += [d for d in run_checks(catalog, prediction) if d.path in wanted]
-    sources = {str(p.path): p.module for p in parsed}
+    errors += [e for e in index.errors + prediction.errors if e.path in wanted]
+    sources = {str(p.path): p.text for p in parsed}
     kept = _filter(diagnostics, selection, config, sources)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
                         tuple(sorted(errors, key=lambda e: e.path)))
@@ -81,7 +82,7 @@ def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[
         if not selection.wants(d.code) or _per_file_ignored(d, config):
             continue
         if d.path in sources:
-            lines = lines_cache.setdefault(d.path, sources[d.path].code.splitlines())
+            lines = lines_cache.setdefault(d.path, sources[d.path].splitlines())
             if _suppressed(d, lines):
                 continue
         kept.append(d)

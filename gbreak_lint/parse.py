@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
@@ -19,7 +20,13 @@ MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are reported, not parsed
 class ParsedModule:
     path: Path
     module: cst.Module
-    positions: Mapping[cst.CSTNode, CodeRange]
+    text: str  # the decoded source, for cheap text pre-filters
+
+    @cached_property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Computed on first use: most modules of a project never need a position."""
+        return MappingProxyType(dict(MetadataWrapper(self.module, unsafe_skip_copy=True)
+                                     .resolve(PositionProvider)))
 
     def span(self, node: cst.CSTNode) -> Span:
         r = self.positions[node]
@@ -60,11 +67,8 @@ def parse_source(path: Path, data: bytes) -> ParseOutcome:
         return ParseOutcome(error=FileError(str(path), "file too deeply nested to analyse"))
     except Exception as err:  # libcst's native parser raises a few odd types on garbage
         return ParseOutcome(error=FileError(str(path), f"cannot parse file: {type(err).__name__}: {err}"))
-    try:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    except RecursionError:
-        return ParseOutcome(error=FileError(str(path), "file too deeply nested to analyse"))
-    return ParseOutcome(parsed=ParsedModule(path, module, MappingProxyType(dict(positions))))
+    text = data.decode(module.encoding, errors="replace")
+    return ParseOutcome(parsed=ParsedModule(path, module, text))
 
 
 def _syntax_diagnostic(path: Path, err: cst.ParserSyntaxError) -> Diagnostic:

@@ -1,9 +1,11 @@
 """Index stage: symbols of every module, name resolution, compile entry points."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ..diagnostics import FileError
 from ..knowledge import Knowledge
 from ..parse import ParsedModule
 from .entries import ConfigSet, EntryPoint, find_entries
@@ -16,13 +18,30 @@ class IndexResult:
     project: ProjectIndex
     entries: tuple[EntryPoint, ...]
     configs: tuple[ConfigSet, ...]
+    errors: tuple[FileError, ...] = ()
+
+
+def internal_error(path: str, stage: str, err: Exception) -> FileError:
+    """A bug of ours on one file is reported against that file; the scan goes on."""
+    return FileError(path, f"internal error while {stage}: {type(err).__name__}: {err} "
+                           "(please report it; set GBREAK_LINT_DEBUG=1 for the traceback)")
 
 
 def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult:
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
+    errors: list[FileError] = []
     for p in parsed:
-        mod = index_module(p)
+        try:
+            mod = index_module(p)
+        except RecursionError as err:
+            errors.append(FileError(str(p.path), f"file too deeply nested to index ({err})"))
+            continue
+        except Exception as err:  # noqa: BLE001
+            if os.environ.get("GBREAK_LINT_DEBUG"):
+                raise
+            errors.append(internal_error(str(p.path), "indexing", err))
+            continue
         name = mod.name
         n = 2
         while name in modules:  # two files claim one import name: keep both, imports see the first
@@ -36,10 +55,16 @@ def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult
     entries: list[EntryPoint] = []
     configs: list[ConfigSet] = []
     for mod in modules.values():
-        found, sets = find_entries(project, knowledge, mod)
+        try:
+            found, sets = find_entries(project, knowledge, mod)
+        except Exception as err:  # noqa: BLE001
+            if os.environ.get("GBREAK_LINT_DEBUG"):
+                raise
+            errors.append(internal_error(mod.path, "finding compile entry points", err))
+            continue
         entries += found
         configs += sets
-    return IndexResult(project, tuple(entries), tuple(configs))
+    return IndexResult(project, tuple(entries), tuple(configs), tuple(errors))
 
 
 def _renamed(mod: ModuleIndex, name: str) -> ModuleIndex:

@@ -65,7 +65,7 @@ class _EntryFinder(cst.CSTVisitor):
         if isinstance(expr, cst.Call):
             return self.project.klass(self.qualify(expr.func))
         if isinstance(expr, cst.Name):
-            if expr.value == "self" and self.class_stack:
+            if expr.value == "self" and self.class_stack and self.class_stack[-1] is not None:
                 return self.class_stack[-1]
             for scope in reversed(self.local_types):
                 if expr.value in scope:
@@ -80,7 +80,8 @@ class _EntryFinder(cst.CSTVisitor):
 
     # -- scopes ----------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.class_stack.append(self.class_by_node[node])
+        # a class redefined under the same name (if/else, try/except) keeps only one ClassInfo
+        self.class_stack.append(self.class_by_node.get(node))
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.class_stack.pop()
@@ -171,7 +172,13 @@ def _fullgraph(call: cst.Call) -> bool:
     return False
 
 
+# Text that every entry point or config switch contains; modules without any are not walked.
+ENTRY_MARKERS = ("compile", "optimize", "_dynamo", "compiler")
+
+
 def find_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
+    if not any(marker in module.parsed.text for marker in ENTRY_MARKERS):
+        return (), ()
     finder = _EntryFinder(project, knowledge, module)
     module.parsed.module.visit(finder)
     return tuple(finder.entries), tuple(finder.configs)

@@ -1,7 +1,8 @@
 """One module's symbols: imports, functions (incl. methods and closures), classes, module values."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
@@ -26,14 +27,24 @@ class FunctionInfo:
     module: str
     path: str
     node: cst.FunctionDef
-    def_line: int
+    parsed: ParsedModule
     class_qualname: str | None
     parent_function: str | None
     params: tuple[Param, ...]
     decorators: tuple[cst.Decorator, ...]
-    is_generator: bool
     is_async: bool
     local_functions: Mapping[str, str]  # nested def name -> qualname
+
+    @cached_property
+    def def_line(self) -> int:
+        return self.parsed.line(self.node.name)
+
+    @cached_property
+    def is_generator(self) -> bool:
+        """Found on demand: only functions the model reaches need it."""
+        finder = _YieldFinder()
+        self.node.body.visit(finder)
+        return finder.found
 
 
 @dataclass(frozen=True)
@@ -43,10 +54,14 @@ class ClassInfo:
     module: str
     path: str
     node: cst.ClassDef
-    def_line: int
+    parsed: ParsedModule
     bases: tuple[cst.BaseExpression, ...]
     methods: Mapping[str, str]  # method name -> function qualname
     attributes: Mapping[str, cst.BaseExpression]  # self.<attr> = <value> in any method
+
+    @cached_property
+    def def_line(self) -> int:
+        return self.parsed.line(self.node.name)
 
 
 @dataclass(frozen=True)
@@ -63,7 +78,9 @@ class ModuleIndex:
     values: Mapping[str, cst.BaseExpression]  # module-level `name = <expr>` (last wins)
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
+    """Walks statements only (never expressions): cheap enough to index a whole repository."""
+
     def __init__(self, parsed: ParsedModule, module: str, is_package: bool):
         self.parsed = parsed
         self.module = module
@@ -74,67 +91,74 @@ class _Collector(cst.CSTVisitor):
         self.classes: dict[str, dict] = {}
         self.top_level: dict[str, str] = {}
         self.values: dict[str, cst.BaseExpression] = {}
-        self.scopes: list[tuple[str, str]] = []  # (kind, qualname)
-        self.locals_stack: list[dict[str, str]] = []
-        self.yields: list[bool] = []
 
-    # -- scopes ----------------------------------------------------------------------
-    def _qual(self, name: str) -> str:
-        prefix = self.scopes[-1][1] if self.scopes else self.module
-        return f"{prefix}.{name}"
+    # -- statements ------------------------------------------------------------------
+    def body(self, statements, scope: tuple[str, str] | None, locals_: dict | None) -> None:
+        for stmt in statements:
+            self.statement(stmt, scope, locals_)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        qual = self._qual(node.name.value)
-        if not self.scopes:
+    def statement(self, stmt, scope, locals_) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(small, scope)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.function(stmt, scope, locals_)
+        elif isinstance(stmt, cst.ClassDef):
+            self.klass(stmt, scope)
+        else:
+            for block in _blocks(stmt):
+                self.block(block, scope, locals_)
+
+    def block(self, block, scope, locals_) -> None:
+        if isinstance(block, cst.IndentedBlock):
+            self.body(block.body, scope, locals_)
+        elif isinstance(block, cst.SimpleStatementSuite):
+            for small in block.body:
+                self.small(small, scope)
+
+    def small(self, node, scope) -> None:
+        if isinstance(node, cst.Import):
+            self.import_(node)
+        elif isinstance(node, cst.ImportFrom):
+            self.import_from(node)
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.record_target(target.target, node.value, scope)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self.record_target(node.target, node.value, scope)
+
+    # -- definitions -----------------------------------------------------------------
+    def _qual(self, name: str, scope) -> str:
+        return f"{scope[1] if scope else self.module}.{name}"
+
+    def klass(self, node: cst.ClassDef, scope) -> None:
+        qual = self._qual(node.name.value, scope)
+        if scope is None:
             self.top_level[node.name.value] = qual
         self.classes[qual] = {"node": node, "methods": {}, "attributes": {}}
-        self.scopes.append(("class", qual))
-        return True
+        self.block(node.body, ("class", qual), None)
 
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scopes.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        qual = self._qual(node.name.value)
-        if not self.scopes:
+    def function(self, node: cst.FunctionDef, scope, locals_) -> None:
+        qual = self._qual(node.name.value, scope)
+        if scope is None:
             self.top_level[node.name.value] = qual
-        elif self.scopes[-1][0] == "class":
-            self.classes[self.scopes[-1][1]]["methods"][node.name.value] = qual
-        elif self.locals_stack:
-            self.locals_stack[-1][node.name.value] = qual
-        self.scopes.append(("function", qual))
-        self.locals_stack.append({})
-        self.yields.append(False)
-        return True
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        _, qual = self.scopes.pop()
-        local_functions = self.locals_stack.pop()
-        is_generator = self.yields.pop()
-        class_qual = next((q for k, q in reversed(self.scopes) if k == "class"), None)
-        if self.scopes and self.scopes[-1][0] != "class":
-            class_qual = None  # a closure inside a method is not itself a method
-        parent = next((q for k, q in reversed(self.scopes) if k == "function"), None)
+        elif scope[0] == "class":
+            self.classes[scope[1]]["methods"][node.name.value] = qual
+        elif locals_ is not None:
+            locals_[node.name.value] = qual
+        inner: dict[str, str] = {}
+        self.block(node.body, ("function", qual), inner)
+        class_qual = scope[1] if scope and scope[0] == "class" else None
         self.functions[qual] = FunctionInfo(
             qualname=qual, name=node.name.value, module=self.module, path=str(self.parsed.path),
-            node=node, def_line=self.parsed.positions[node.name].start.line,
-            class_qualname=class_qual, parent_function=parent, params=_params(node.params),
-            decorators=tuple(node.decorators), is_generator=is_generator,
-            is_async=node.asynchronous is not None,
-            local_functions=MappingProxyType(local_functions),
+            node=node, parsed=self.parsed, class_qualname=class_qual,
+            parent_function=scope[1] if scope and scope[0] == "function" else None,
+            params=_params(node.params), decorators=tuple(node.decorators),
+            is_async=node.asynchronous is not None, local_functions=MappingProxyType(inner),
         )
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False  # a yield in a lambda is not ours; lambdas are opaque
-
-    def visit_Yield(self, node: cst.Yield) -> bool:
-        if self.yields:
-            self.yields[-1] = True
-        return True
-
-    # generator expressions / comprehensions contain no yields of the enclosing function
     # -- imports ---------------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> bool:
+    def import_(self, node: cst.Import) -> None:
         for alias in node.names:
             full = dotted(alias.name)
             if not full:
@@ -144,51 +168,43 @@ class _Collector(cst.CSTVisitor):
             else:
                 head = full.split(".")[0]
                 self.imports.setdefault(head, head)
-        return False
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+    def import_from(self, node: cst.ImportFrom) -> None:
         level = len(node.relative)
         target = dotted(node.module) if node.module is not None else None
         base = resolve_relative(self.module, self.is_package, level, target) if level else (target or "")
         if isinstance(node.names, cst.ImportStar):
             self.star_imports.append(base)
-            return False
+            return
         for alias in node.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
             if name and local:
                 self.imports[local] = f"{base}.{name}" if base else name
-        return False
 
     # -- values ----------------------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> bool:
-        for target in node.targets:
-            self._record_target(target.target, node.value)
-        return True
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        if node.value is not None:
-            self._record_target(node.target, node.value)
-        return True
-
-    def _record_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if not self.scopes and isinstance(target, cst.Name):
+    def record_target(self, target: cst.BaseExpression, value: cst.BaseExpression, scope) -> None:
+        if scope is None and isinstance(target, cst.Name):
             self.values[target.value] = value
             return
         if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                and target.value.value == "self"):
-            cls = next((q for k, q in reversed(self.scopes) if k == "class"), None)
+                and target.value.value == "self" and scope is not None and scope[0] == "function"):
+            cls = self._enclosing_class(scope[1])
             if cls is not None:
                 self.classes[cls]["attributes"].setdefault(target.attr.value, value)
 
+    def _enclosing_class(self, function_qual: str) -> str | None:
+        owner = function_qual.rsplit(".", 1)[0]
+        return owner if owner in self.classes else None
+
     def build(self) -> ModuleIndex:
+        self.body(self.parsed.module.body, None, None)
         classes = {}
         for qual, data in self.classes.items():
             node = data["node"]
             classes[qual] = ClassInfo(
                 qualname=qual, name=node.name.value, module=self.module,
-                path=str(self.parsed.path), node=node,
-                def_line=self.parsed.positions[node.name].start.line,
+                path=str(self.parsed.path), node=node, parsed=self.parsed,
                 bases=tuple(arg.value for arg in node.bases if arg.keyword is None),
                 methods=MappingProxyType(data["methods"]),
                 attributes=MappingProxyType(data["attributes"]),
@@ -200,6 +216,42 @@ class _Collector(cst.CSTVisitor):
             classes=MappingProxyType(classes), top_level=MappingProxyType(self.top_level),
             values=MappingProxyType(self.values),
         )
+
+
+def _blocks(stmt) -> list:
+    """The nested statement blocks of a compound statement (if/for/while/try/with/match)."""
+    blocks = []
+    for attr in ("body", "orelse", "finalbody"):
+        part = getattr(stmt, attr, None)
+        if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            blocks.append(part)
+        elif isinstance(part, (cst.Else, cst.Finally)):
+            blocks.append(part.body)
+        elif isinstance(part, cst.If):  # elif chain
+            blocks += [part.body] + _blocks(part)[1:]
+    for handler in getattr(stmt, "handlers", ()):
+        blocks.append(handler.body)
+    for case in getattr(stmt, "cases", ()):
+        blocks.append(case.body)
+    return blocks
+
+
+class _YieldFinder(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_Yield(self, node) -> bool:
+        self.found = True
+        return False
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
 
 
 def _params(params: cst.Parameters) -> tuple[Param, ...]:
@@ -222,6 +274,4 @@ def _params(params: cst.Parameters) -> tuple[Param, ...]:
 
 def index_module(parsed: ParsedModule) -> ModuleIndex:
     path = parsed.path
-    collector = _Collector(parsed, module_name_for(path), path.stem == "__init__")
-    parsed.module.visit(collector)
-    return collector.build()
+    return _Collector(parsed, module_name_for(path), path.stem == "__init__").build()

@@ -5,7 +5,9 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ..catalog import Catalog
-from ..diagnostics import ChainLink, Span
+import os
+
+from ..diagnostics import ChainLink, FileError, Span
 from ..index.entries import ConfigSet, EntryPoint
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
@@ -67,6 +69,7 @@ class Prediction:
     strict_failures: tuple[StrictFailure, ...]
     nested_graph_breaks: Mapping[str, bool]  # entry function -> effective setting
     reached: frozenset[str]  # qualnames of functions compiled as frames
+    errors: tuple[FileError, ...] = ()
 
 
 def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
@@ -84,20 +87,30 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
     failures: list[StrictFailure] = []
     nested: dict[str, bool] = {}
     reached: set[str] = set()
+    errors: list[FileError] = []
     for program, group in sorted(groups.items()):
         program_flags = flags.get(program, frozenset())
         env = ModelEnv(project, knowledge, catalog, program_flags)
         tracer = Tracer(env, "nested_graph_breaks" in program_flags)
         for entry in sorted(group, key=lambda e: (e.path, e.line)):
             nested[entry.function] = "nested_graph_breaks" in program_flags
-            tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
+            try:
+                tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
+            except RecursionError:
+                errors.append(FileError(entry.path, f"call chain from {entry.function} too deep to analyse"))
+            except Exception as err:  # noqa: BLE001
+                if os.environ.get("GBREAK_LINT_DEBUG"):
+                    raise
+                errors.append(FileError(entry.path, f"internal error while modelling {entry.function}: "
+                                                    f"{type(err).__name__}: {err} (please report it)"))
         frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
         sites += frozen.values()
         frames += [_frame(o, frozen[id(o.site)]) for o in tracer.frames.values()]
         failures += [StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
                      for e in tracer.strict_errors]
         reached |= tracer.reached
-    return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached))
+    return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached),
+                      tuple(errors))
 
 
 def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
