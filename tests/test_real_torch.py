@@ -62,6 +62,8 @@ def _observed(rule, doc: dict) -> bool:
         return any(g["compiles_hit"] > 1 for g in cfg["graph_breaks"])
     if rule.check == "strict":
         return "hard_error" in outcomes
+    if rule.check == "generator_entry":
+        return "generator_frame" in {s["category"] for s in cfg["skipped_frames"]}
     return bool(_gb_codes(doc) & set(rule.gb_codes))
 
 

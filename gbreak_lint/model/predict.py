@@ -62,6 +62,15 @@ class StrictFailure:
 
 
 @dataclass(frozen=True)
+class FrameRefData:
+    path: str
+    qualname: str
+    name: str
+    def_line: int
+    entry_line: int
+
+
+@dataclass(frozen=True)
 class Prediction:
     entries: tuple[EntryPoint, ...]
     sites: tuple[Site, ...]
@@ -70,6 +79,7 @@ class Prediction:
     nested_graph_breaks: Mapping[str, bool]  # entry function -> effective setting
     reached: frozenset[str]  # qualnames of functions compiled as frames
     errors: tuple[FileError, ...] = ()
+    generator_entries: tuple[FrameRefData, ...] = ()  # compiled generator functions (never compiled)
 
 
 def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
@@ -109,8 +119,11 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
         failures += [StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
                      for e in tracer.strict_errors]
         reached |= tracer.reached
+    generators = tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
+                       for e in entries for fn in [project.function(e.function)]
+                       if fn is not None and fn.is_generator)
     return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached),
-                      tuple(errors))
+                      tuple(errors), generators)
 
 
 def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
