@@ -63,7 +63,7 @@ class _EntryFinder(cst.CSTVisitor):
 
     def instance_class(self, expr) -> ClassInfo | None:
         if isinstance(expr, cst.Call):
-            return self.project.klass(self.qualify(expr.func))
+            return self.project.created_class(expr, self.module, self.function)
         if isinstance(expr, cst.Name):
             if expr.value == "self" and self.class_stack and self.class_stack[-1] is not None:
                 return self.class_stack[-1]
@@ -72,7 +72,7 @@ class _EntryFinder(cst.CSTVisitor):
                     return self.project.klass(scope[expr.value])
             value = self.module.values.get(expr.value)
             if isinstance(value, cst.Call):
-                return self.project.klass(self.qualify(value.func))
+                return self.project.created_class(value, self.module)
         return None
 
     def forward_of(self, cls: ClassInfo | None) -> FunctionInfo | None:
@@ -112,7 +112,7 @@ class _EntryFinder(cst.CSTVisitor):
         for target in node.targets:
             t = target.target
             if isinstance(t, cst.Name) and isinstance(node.value, cst.Call):
-                cls = self.project.klass(self.qualify(node.value.func))
+                cls = self.project.created_class(node.value, self.module, self.function)
                 if cls is not None:
                     self.local_types[-1][t.value] = cls.qualname
             self._config_assign(t, node.value, node)

@@ -11,6 +11,16 @@ from .names import dotted
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 
 BUILTIN_NAMES = frozenset(dir(builtins))
+# names under `torch` that are modules (for `from torch import nn`); functions are not
+TORCH_SUBMODULES = frozenset({
+    "nn", "functional", "optim", "distributed", "utils", "fft", "linalg", "special", "autograd",
+    "cuda", "jit", "_dynamo", "compiler", "amp", "backends", "sparse", "distributions", "testing",
+    "onnx", "profiler", "ao", "export", "fx", "library", "hub", "random", "overrides", "nested",
+    "masked", "func", "mps", "xpu", "cpu", "init", "modules", "parameter", "checkpoint", "data",
+})
+# nn.Module methods that return the module itself: `Net().eval()` is still a Net
+SAME_INSTANCE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double",
+                                   "bfloat16", "requires_grad_", "share_memory", "to_empty"})
 MAX_REEXPORT_HOPS = 8
 
 
@@ -108,6 +118,35 @@ class ProjectIndex:
             return f"builtins.{head}"
         return None
 
+    def is_torch_module_import(self, module: ModuleIndex, name: str) -> bool:
+        """`import torch`, `import torch.nn as nn`, `from torch import nn`: a torch module global."""
+        target = module.imports.get(name)
+        if target is None or not (target == "torch" or target.startswith("torch.")):
+            return False
+        if name in module.module_imports:
+            return True
+        return target.rsplit(".", 1)[-1] in TORCH_SUBMODULES
+
+    # -- instances -------------------------------------------------------------------
+    def created_class(self, value: cst.BaseExpression, module: ModuleIndex,
+                      function: FunctionInfo | None = None, depth: int = 0) -> ClassInfo | None:
+        """The project class a call creates: `Net()`, `Net().eval()`, `build_model()`."""
+        if not isinstance(value, cst.Call) or depth > 4:
+            return None
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in SAME_INSTANCE_METHODS:
+            return self.created_class(func.value, module, function, depth + 1)
+        target = self.lookup(self.qualify(func, module, function))
+        if isinstance(target, ClassInfo):
+            return target
+        if isinstance(target, FunctionInfo):  # a factory: what does it return?
+            factory_module = self.modules[target.module]
+            for returned in _returned_values(target.node):
+                cls = self.created_class(returned, factory_module, target, depth + 1)
+                if cls is not None:
+                    return cls
+        return None
+
     # -- classes -----------------------------------------------------------------------
     def base_names(self, cls: ClassInfo) -> list[str]:
         module = self.modules[cls.module]
@@ -155,3 +194,13 @@ class ProjectIndex:
 
     def module_of(self, info: FunctionInfo | ClassInfo) -> ModuleIndex:
         return self.modules[info.module]
+
+
+def _returned_values(node: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """Values of the `return` statements at the top level of a function body (cheap, no visit)."""
+    out = []
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out += [s.value for s in stmt.body if isinstance(s, cst.Return) and s.value is not None]
+    return out

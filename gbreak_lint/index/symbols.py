@@ -71,6 +71,7 @@ class ModuleIndex:
     is_package: bool
     parsed: ParsedModule
     imports: Mapping[str, str]  # local name -> qualified name
+    module_imports: frozenset[str]  # local names bound by `import x` / `import x.y as z` (modules)
     star_imports: tuple[str, ...]
     functions: Mapping[str, FunctionInfo]  # qualname -> info
     classes: Mapping[str, ClassInfo]
@@ -86,6 +87,7 @@ class _Collector:
         self.module = module
         self.is_package = is_package
         self.imports: dict[str, str] = {}
+        self.module_imports: set[str] = set()
         self.star_imports: list[str] = []
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, dict] = {}
@@ -165,9 +167,11 @@ class _Collector:
                 continue
             if alias.asname is not None:
                 self.imports[alias.asname.name.value] = full
+                self.module_imports.add(alias.asname.name.value)
             else:
                 head = full.split(".")[0]
                 self.imports.setdefault(head, head)
+                self.module_imports.add(head)
 
     def import_from(self, node: cst.ImportFrom) -> None:
         level = len(node.relative)
@@ -212,7 +216,7 @@ class _Collector:
         return ModuleIndex(
             name=self.module, path=str(self.parsed.path), is_package=self.is_package,
             parsed=self.parsed, imports=MappingProxyType(self.imports),
-            star_imports=tuple(self.star_imports), functions=MappingProxyType(self.functions),
+            module_imports=frozenset(self.module_imports), star_imports=tuple(self.star_imports), functions=MappingProxyType(self.functions),
             classes=MappingProxyType(classes), top_level=MappingProxyType(self.top_level),
             values=MappingProxyType(self.values),
         )

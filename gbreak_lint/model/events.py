@@ -54,13 +54,15 @@ class FrameBuilder:
             name = COMPREHENSION_NAMES[type(self.source.node)]
             return FrameInfo(self.key, name, self.key.qualname, str(self.parsed.path), self.source.line,
                              tuple(self.events), is_generator=name == "<genexpr>",
-                             returns_tensor=False, node=self.source.node)
+                             returns_tensor=False, node=self.source.node,
+                             uses_torch=self._uses_torch(_names_read(self.source.node, skip_first_iter=True)))
         fn = self.source
         self.block(fn.node.body)
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, tuple(self.events),
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
-                         returns_elements=self.returns_elements, node=fn.node)
+                         returns_elements=self.returns_elements, node=fn.node,
+                         uses_torch=self._uses_torch(_names_read(fn.node.body)))
 
     # -- recording -------------------------------------------------------------------
     def span(self, node: cst.CSTNode):
@@ -282,8 +284,9 @@ class FrameBuilder:
         line = self.parsed.line(node)
         name = COMPREHENSION_NAMES[type(node)]
         pos = self.parsed.positions[node].start
-        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{pos.column}",
-                       frozenset(self.scope.tensors))
+        # Only the enclosing tensors the comprehension reads reach its frame (as free variables).
+        free = _names_read(node, skip_first_iter=True) & self.scope.tensors
+        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{pos.column}", frozenset(free))
         self.env.register_comprehension(key, Comprehension(node, self.function, line), self.module)
         mode = "generator" if isinstance(node, cst.GeneratorExp) else "comprehension"
         self.emit("call", node, target=key, mode=mode)
@@ -310,6 +313,10 @@ class FrameBuilder:
             self.expr(node.elt)
         if not outer:
             self.ctx.pop()
+
+    def _uses_torch(self, names: set[str]) -> bool:
+        """Does the code read a global bound to a torch module (Dynamo's has_tensor_in_frame)?"""
+        return any(self.env.project.is_torch_module_import(self.module, n) for n in names)
 
     # -- callbacks for tensor inference ------------------------------------------------
     def _returns(self, call: cst.Call) -> tuple[bool, tuple[bool, ...]]:
@@ -368,3 +375,39 @@ def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
 
         return replace(ev, loop_escapes=True, hits=2)  # the resumed loop meets it again
     return ev
+
+
+def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
+    """Names a code object reads itself (not inside nested defs, lambdas or comprehensions)."""
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            names.add(n.value)
+
+        def visit_FunctionDef(self, n) -> bool:
+            for dec in n.decorators:
+                dec.visit(self)
+            return False
+
+        def visit_ClassDef(self, n) -> bool:
+            return False
+
+        def visit_Lambda(self, n) -> bool:
+            return False
+
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        parts = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
+        comp_for = node.for_in
+        targets: set[str] = set()
+        while comp_for is not None:
+            if comp_for is not node.for_in or not skip_first_iter:
+                parts.append(comp_for.iter)
+            parts += [c.test for c in comp_for.ifs]
+            targets |= _names_read(comp_for.target)
+            comp_for = comp_for.inner_for_in
+        for part in parts:
+            part.visit(V())
+        return names - targets
+    node.visit(V())
+    return names

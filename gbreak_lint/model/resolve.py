@@ -58,15 +58,10 @@ class CallResolver:
         return None
 
     def instantiated_class(self, value: cst.BaseExpression) -> ClassInfo | None:
-        if isinstance(value, cst.Call):
-            return self.project.klass(self.qualify(value.func))
-        return None
+        return self.project.created_class(value, self.module, self.function)
 
     def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
-        if not isinstance(value, cst.Call):
-            return None
-        module = self.project.modules[holder.module]
-        return self.project.klass(self.project.qualify(value.func, module))
+        return self.project.created_class(value, self.project.modules[holder.module])
 
     def element_class(self, container: cst.BaseExpression) -> ClassInfo | None:
         """The project class held by `nn.ModuleList([...])` / `nn.Sequential(...)` / a list."""

@@ -89,13 +89,25 @@ class Tracer:
         info = self.env.frame(key)
         if info is None or info.is_generator:
             return  # Dynamo does not compile generator frames on their own
-        if info.eager_only:
-            self._run_eagerly(key, chain, entry)
+        if info.eager_only or not self._has_tensor_inputs(key, info):
+            self._run_eagerly(key, chain, entry)  # not compiled: its callees still reach Dynamo
             return
         self.reached.add(info.qualname)
         self._trace(info, chain, entry, strict_entry)
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
             self._trace(info, chain, entry, strict_entry)
+
+    def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
+        """Dynamo only compiles a frame with tensor-related inputs or a torch module global
+        (convert_frame.has_tensor_in_frame); others run eagerly without a trace."""
+        if key.tensor_params or info.uses_torch or key.instance:
+            return True
+        fn = self.env.project.function(info.qualname)
+        if fn is not None and fn.class_qualname is not None:
+            cls = self.env.project.klass(fn.class_qualname)
+            if cls is not None and self._resolver_for(fn).is_nn_module(cls):
+                return True  # `self` is an nn.Module
+        return False
 
     def _recompiles(self, key: FrameKey) -> bool:
         """A module method compiled for a second instance is compiled again, once per run.

@@ -65,4 +65,5 @@ class FrameInfo:
     returns_tensor: bool = False
     returns_elements: tuple[bool, ...] = ()  # tensor-ness of a returned tuple's items
     eager_only: bool = False  # torch's own code (nn.Sequential): inlined, never compiled alone
+    uses_torch: bool = False  # reads a global torch module (Dynamo then compiles it even without tensors)
     node: cst.CSTNode | None = None
