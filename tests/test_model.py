@@ -262,3 +262,26 @@ def test_unresolvable_calls_are_not_guessed(project, capsys):
             return getattr(x, "relu")()
     """)
     assert diags == []
+
+
+def test_anomaly_guards_on_data_are_assumed_not_taken(project, capsys):
+    diags = lint(project, capsys, """
+        import torch
+
+        @torch.compile
+        def f(x):
+            loss = x.sum()
+            if torch.isnan(loss):
+                print("nan!")
+            value = loss.item()
+            if value > 1e6:
+                raise RuntimeError("diverged")
+            if x.max() > 0:
+                print("positive")
+            else:
+                x = x * 2
+            return x
+    """)
+    lines = sorted((d["code"], d["line"]) for d in diags if d["kind"] == "graph-break")
+    # both guards break on their test; only the if/else body (no guard) is traced
+    assert lines == [("GBL303", 13), ("GBL307", 9), ("GBL310", 7), ("GBL310", 12)]

@@ -135,12 +135,23 @@ class FrameBuilder:
     def stmt_If(self, node: cst.If) -> None:
         self.expr(node.test)
         self.truthiness(node.test)
+        if self._skipped_guard(node):
+            return
         self.block(node.body)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self.stmt_If(orelse)
         elif isinstance(orelse, cst.Else):
             self.block(orelse.body)
+
+    def _skipped_guard(self, node: cst.If) -> bool:
+        """`if torch.isnan(loss).any(): print(...)`: a branch on tensor data, with no else,
+        that only reports an anomaly. Which way data goes is unknowable statically; such guards
+        are assumed not taken (knowledge: data_guards_not_taken) so their bodies are not traced."""
+        if not self.env.knowledge.data_guards_not_taken or node.orelse is not None:
+            return False
+        data = self.scope.is_tensor(node.test) or self.scope.is_data_scalar(node.test)
+        return data and _only_reports(node.body)
 
     def stmt_While(self, node: cst.While) -> None:
         # The first test runs before the loop; Dynamo resumes there and meets the
@@ -411,3 +422,28 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
         return names - targets
     node.visit(V())
     return names
+
+
+REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def _only_reports(body) -> bool:
+    """A block that only prints, logs, warns, raises or passes."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    smalls = []
+    for stmt in statements:
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return False
+        smalls += list(stmt.body)
+    return bool(smalls) and all(_is_report(small) for small in smalls)
+
+
+def _is_report(small) -> bool:
+    if isinstance(small, (cst.Raise, cst.Pass)):
+        return True
+    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+        return False
+    func = small.value.func
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    return isinstance(func, cst.Attribute) and func.attr.value in REPORTING_METHODS

@@ -22,6 +22,7 @@ class TensorScope:
         self.qualify = qualify  # expr -> qualified name or None
         self.tensors = set(tensors)
         self.bool_tensors: set[str] = set()
+        self.data_scalars: set[str] = set()  # Python numbers read out of tensors (.item(), float(t))
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
 
@@ -59,6 +60,28 @@ class TensorScope:
             return self.is_bool_tensor(expr.left) or self.is_bool_tensor(expr.right)
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             return expr.func.attr.value == "bool" and self.is_tensor(expr.func.value)
+        return False
+
+    def is_data_scalar(self, expr: cst.BaseExpression) -> bool:
+        """A Python value computed from tensor data (`loss.item() > 10`)."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.data_scalars
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist"):
+                return self.is_tensor(func.value)
+            if isinstance(func, cst.Name) and func.value in ("float", "int", "bool") and expr.args:
+                return self.is_tensor(expr.args[0].value)
+            return False
+        if isinstance(expr, cst.Comparison):
+            return self.is_data_scalar(expr.left) or any(self.is_data_scalar(t.comparator)
+                                                          for t in expr.comparisons)
+        if isinstance(expr, cst.BooleanOperation):
+            return self.is_data_scalar(expr.left) or self.is_data_scalar(expr.right)
+        if isinstance(expr, cst.UnaryOperation):
+            return self.is_data_scalar(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_data_scalar(expr.left) or self.is_data_scalar(expr.right)
         return False
 
     def _comparison_is_tensor(self, expr: cst.Comparison) -> bool:
@@ -103,7 +126,9 @@ class TensorScope:
             return
         is_t = self.is_tensor(value) if tensor is None and value is not None else bool(tensor)
         is_bool = value is not None and self.is_bool_tensor(value)
+        is_scalar = value is not None and not is_t and self.is_data_scalar(value)
         for name in _target_names(target):
+            (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
             if is_t:
                 self.tensors.add(name)
             else:
