@@ -77,9 +77,6 @@ class Catalog:
     def causes(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.is_cause)
 
-    def cause_for_check(self, check: str) -> Rule | None:
-        return next((r for r in self.causes() if r.trigger.get("check") == check), None)
-
 
 def builtin_rules_dir() -> Path:
     """The rules/ folder: installed as the data package gbreak_lint.rules_data, or in a checkout."""

@@ -79,9 +79,6 @@ class ProjectIndex:
                 return self.modules[name], ".".join(parts[i:])
         return None, ""
 
-    def is_project_module(self, name: str) -> bool:
-        return name in self.modules
-
     # -- name resolution ---------------------------------------------------------------
     def qualify(self, expr: cst.BaseExpression, module: ModuleIndex,
                 function: FunctionInfo | None = None) -> str | None:
@@ -191,9 +188,6 @@ class ProjectIndex:
             if attr in c.attributes:
                 return c, c.attributes[attr]
         return None
-
-    def module_of(self, info: FunctionInfo | ClassInfo) -> ModuleIndex:
-        return self.modules[info.module]
 
 
 def _returned_values(node: cst.FunctionDef) -> list[cst.BaseExpression]:

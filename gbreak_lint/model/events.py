@@ -1,7 +1,7 @@
 """A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -382,8 +382,6 @@ def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
     if ev.kind == "op" or innermost is None or innermost.line != loop_line:
         return ev
     if any(r > ev.span.end_line for r in returns):
-        from dataclasses import replace
-
         return replace(ev, loop_escapes=True, hits=2)  # the resumed loop meets it again
     return ev
 

@@ -1,12 +1,11 @@
 """The Dynamo model's output: break sites, frame fates and strict-region errors per program."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Mapping
 
 from ..catalog import Catalog
-import os
-
 from ..diagnostics import ChainLink, FileError, Span
 from ..index.entries import ConfigSet, EntryPoint
 from ..index.project import ProjectIndex
