@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .catalog import Catalog, load_catalog
-from .checks import run_checks
+from .checks import Thresholds, run_checks
 from .config import Config
 from .diagnostics import Diagnostic, FileError, LintResult
 from .discover import iter_python_files
@@ -65,8 +65,9 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
                 errors.append(outcome.error)
     index = build_index(parsed, knowledge)
     entries = index.entries + named_entries(index.project, config.entry_points)
-    prediction = predict(index.project, knowledge, catalog, entries, index.configs)
-    diagnostics += [d for d in run_checks(catalog, prediction) if d.path in wanted]
+    prediction = predict(index.project, knowledge, catalog, entries, index.configs, index.wrapped)
+    thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
+    diagnostics += [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
     sources = {str(p.path): p.text for p in parsed}
     kept = _filter(diagnostics, selection, config, sources)

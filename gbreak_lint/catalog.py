@@ -46,6 +46,7 @@ class Rule:
     break_kind: str = "none"
     unless_config: str | None = None
     check: str | None = None  # structural rules: module in gbreak_lint/checks/
+    evidence: str = "torch"  # "torch": examples are checked under real Dynamo; "docs": advice
     source: str = ""
 
     @property
@@ -136,7 +137,7 @@ def _load_rule(path: Path) -> Rule:
         fix_description=fix.get("description"), suggestion=data.get("suggestion"),
         trigger=MappingProxyType(dict(data.get("trigger") or {})),
         break_kind=data.get("break", "none"), unless_config=data.get("unless_config"),
-        check=data.get("check"), source=str(path),
+        check=data.get("check"), evidence=data.get("evidence", "torch"), source=str(path),
     )
 
 
@@ -151,6 +152,8 @@ def _validate(path: Path, data: dict) -> None:
         raise CatalogError(f"{path}: severity must be one of {', '.join(SEVERITIES)}")
     if data.get("break", "none") not in BREAK_KINDS:
         raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
+    if data.get("evidence", "torch") not in ("torch", "docs"):
+        raise CatalogError(f"{path}: evidence must be torch or docs")
     if not data.get("trigger") and not data.get("check"):
         raise CatalogError(f"{path}: a rule needs a trigger (break cause) or a check (structural)")
     unknown = set(data.get("trigger") or {}) - TRIGGER_KEYS

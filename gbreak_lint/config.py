@@ -24,6 +24,8 @@ KNOWN_KEYS = {
     "torch-version": ("torch_profile", str),
     "extra-rules": ("extra_rules", str),
     "entry-points": ("entry_points", list),
+    "disable-advice-min-breaks": ("disable_min_breaks", int),
+    "disable-advice-max-ops": ("disable_max_ops", int),
 }
 
 
@@ -44,6 +46,8 @@ class Config:
     torch_profile: str = "2.13"
     extra_rules: Path | None = None
     entry_points: tuple[str, ...] = field(default=())
+    disable_min_breaks: int = 3  # GBL404: this many breaks in one function ...
+    disable_max_ops: int = 2  # ... with at most this many tensor ops: suggest torch.compiler.disable
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})

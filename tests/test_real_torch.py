@@ -62,6 +62,8 @@ def _observed(rule, doc: dict) -> bool:
         return any(g["compiles_hit"] > 1 for g in cfg["graph_breaks"])
     if rule.check == "strict":
         return "hard_error" in outcomes
+    if rule.check == "relaxation":  # the example's region holds no break; use_instead's does
+        return not outcomes
     if rule.check == "generator_entry":
         return "generator_frame" in {s["category"] for s in cfg["skipped_frames"]}
     return bool(_gb_codes(doc) & set(rule.gb_codes))
@@ -69,6 +71,8 @@ def _observed(rule, doc: dict) -> bool:
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_rule_examples_under_torch(rule, tmp_path):
+    if rule.evidence == "docs":
+        pytest.skip("placement advice from the docs: no Dynamo behaviour to observe")
     bad = tmp_path / "bad"
     good = tmp_path / "good"
     bad.mkdir()

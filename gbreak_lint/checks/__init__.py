@@ -1,6 +1,7 @@
 """Structural checks: each reads the model's prediction and yields diagnostics for one rule."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import import_module
 
 from ..catalog import Catalog, Rule
@@ -9,11 +10,24 @@ from ..model.predict import Prediction
 from .sites import site_diagnostics
 
 
-def run_checks(catalog: Catalog, prediction: Prediction) -> list[Diagnostic]:
+@dataclass(frozen=True)
+class Thresholds:
+    """Configurable limits some checks use (from [tool.gbreak-lint])."""
+
+    disable_min_breaks: int = 3
+    disable_max_ops: int = 2
+
+
+def run_checks(catalog: Catalog, prediction: Prediction,
+               thresholds: Thresholds = Thresholds()) -> list[Diagnostic]:
     diagnostics = site_diagnostics(catalog, prediction)
     for rule in catalog.rules:
         if rule.check:
-            diagnostics += list(_check(rule).run(rule, prediction))
+            module = _check(rule)
+            if getattr(module, "USES_THRESHOLDS", False):
+                diagnostics += list(module.run(rule, prediction, thresholds))
+            else:
+                diagnostics += list(module.run(rule, prediction))
     return diagnostics
 
 

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from ..diagnostics import FileError
 from ..knowledge import Knowledge
 from ..parse import ParsedModule
-from .entries import ConfigSet, EntryPoint, find_entries
+from .entries import ConfigSet, EntryPoint, WrappedCompile, find_entries
 from .project import ProjectIndex
 from .symbols import ModuleIndex, index_module
 
@@ -19,6 +19,7 @@ class IndexResult:
     entries: tuple[EntryPoint, ...]
     configs: tuple[ConfigSet, ...]
     errors: tuple[FileError, ...] = ()
+    wrapped: tuple[WrappedCompile, ...] = ()
 
 
 def internal_error(path: str, stage: str, err: Exception) -> FileError:
@@ -54,17 +55,19 @@ def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult
     project = ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
     entries: list[EntryPoint] = []
     configs: list[ConfigSet] = []
+    wrapped: list[WrappedCompile] = []
     for mod in modules.values():
         try:
-            found, sets = find_entries(project, knowledge, mod)
+            facts = find_entries(project, knowledge, mod)
         except Exception as err:  # noqa: BLE001
             if os.environ.get("GBREAK_LINT_DEBUG"):
                 raise
             errors.append(internal_error(mod.path, "finding compile entry points", err))
             continue
-        entries += found
-        configs += sets
-    return IndexResult(project, tuple(entries), tuple(configs), tuple(errors))
+        entries += facts.entries
+        configs += facts.configs
+        wrapped += facts.wrapped
+    return IndexResult(project, tuple(entries), tuple(configs), tuple(errors), tuple(wrapped))
 
 
 def _renamed(mod: ModuleIndex, name: str) -> ModuleIndex:

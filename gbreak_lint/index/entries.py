@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..diagnostics import Span
 from ..knowledge import Knowledge
 from .project import ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
@@ -20,7 +21,17 @@ class EntryPoint:
     line: int
     fullgraph: bool
     how: str  # "decorator" | "torch.compile(fn)" | "torch.compile(module)" | "module.compile()" | ...
+    span: Span | None = None  # the compile call / decorator
+    assigned_to: str | None = None  # `model = torch.compile(model)`: the name rebound
 
+
+@dataclass(frozen=True)
+class WrappedCompile:
+    """torch.compile applied to a DDP/FSDP wrapper instead of the module inside it."""
+
+    path: str
+    span: Span
+    wrapper: str
 
 @dataclass(frozen=True)
 class ConfigSet:
@@ -40,8 +51,11 @@ class _EntryFinder(cst.CSTVisitor):
         self.stack: list[FunctionInfo] = []
         self.class_stack: list[ClassInfo] = []
         self.local_types: list[dict[str, str]] = [{}]
+        self.local_values: list[dict[str, cst.BaseExpression]] = [{}]
         self.entries: list[EntryPoint] = []
         self.configs: list[ConfigSet] = []
+        self.wrapped: list[WrappedCompile] = []
+        self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
 
     # -- helpers ---------------------------------------------------------------------
     @property
@@ -56,7 +70,8 @@ class _EntryFinder(cst.CSTVisitor):
 
     def add(self, fn: FunctionInfo | None, node, fullgraph: bool, how: str) -> None:
         if fn is not None:
-            self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how))
+            self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how,
+                                           self.module.parsed.span(node), self.assigned.get(id(node))))
 
     def is_compile(self, qual: str | None) -> bool:
         return qual in self.k.compile_functions
@@ -92,10 +107,12 @@ class _EntryFinder(cst.CSTVisitor):
             self._decorator(fn, dec.decorator)
         self.stack.append(fn)
         self.local_types.append({})
+        self.local_values.append({})
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stack.pop()
         self.local_types.pop()
+        self.local_values.pop()
 
     def _decorator(self, fn: FunctionInfo | None, expr) -> None:
         if self.is_compile(self.qualify(expr)):
@@ -109,8 +126,13 @@ class _EntryFinder(cst.CSTVisitor):
 
     # -- statements ------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and isinstance(node.value, cst.Call):
+            self.assigned[id(node.value)] = node.targets[0].target.value
         for target in node.targets:
             t = target.target
+            if isinstance(t, cst.Name):
+                self.local_values[-1][t.value] = node.value
             if isinstance(t, cst.Name) and isinstance(node.value, cst.Call):
                 cls = self.project.created_class(node.value, self.module, self.function)
                 if cls is not None:
@@ -131,6 +153,7 @@ class _EntryFinder(cst.CSTVisitor):
         self._reorderable(node)
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
+            self._wrapped(node.args[0].value, node)
             self._compiled_value(node.args[0].value, node, _fullgraph(node), "torch.compile")
         elif isinstance(func, cst.Call) and self.qualify(func.func) in self.k.legacy_optimize and node.args:
             self._compiled_value(node.args[0].value, node, _fullgraph(func), "torch._dynamo.optimize")
@@ -138,6 +161,19 @@ class _EntryFinder(cst.CSTVisitor):
             cls = self.instance_class(func.value)
             if cls is not None:
                 self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()")
+
+    def _wrapped(self, value, node: cst.Call) -> None:
+        if isinstance(value, cst.Name):
+            for scope in reversed(self.local_values):
+                if value.value in scope:
+                    value = scope[value.value]
+                    break
+            else:
+                value = self.module.values.get(value.value, value)
+        if isinstance(value, cst.Call):
+            qual = self.qualify(value.func)
+            if qual in self.k.distributed_wrappers:
+                self.wrapped.append(WrappedCompile(self.module.path, self.module.parsed.span(node), qual))
 
     def _reorderable(self, node: cst.Call) -> None:
         """`torch._dynamo.config.reorderable_logging_functions.add(print)`: print stops breaking."""
@@ -172,16 +208,23 @@ def _fullgraph(call: cst.Call) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class EntryFacts:
+    entries: tuple[EntryPoint, ...] = ()
+    configs: tuple[ConfigSet, ...] = ()
+    wrapped: tuple[WrappedCompile, ...] = ()
+
+
 # Text that every entry point or config switch contains; modules without any are not walked.
 ENTRY_MARKERS = ("compile", "optimize", "_dynamo", "compiler")
 
 
 def find_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
     if not any(marker in module.parsed.text for marker in ENTRY_MARKERS):
-        return (), ()
+        return EntryFacts()
     finder = _EntryFinder(project, knowledge, module)
     module.parsed.module.visit(finder)
-    return tuple(finder.entries), tuple(finder.configs)
+    return EntryFacts(tuple(finder.entries), tuple(finder.configs), tuple(finder.wrapped))
 
 
 class EntrySpecError(ValueError):

@@ -39,6 +39,11 @@ class ModelEnv:
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._comprehensions: dict[FrameKey, tuple] = {}
 
+    def op_count(self, qualname: str) -> int:
+        """Tensor ops in a function's own body (the most of any analysed variant)."""
+        return max((sum(1 for e in info.events if e.kind == "op")
+                    for key, info in self._frames.items() if info and key.qualname == qualname), default=0)
+
     def flag(self, name: str | None) -> bool:
         return name is not None and name in self.flags
 

@@ -7,10 +7,11 @@ from typing import Mapping
 
 from ..catalog import Catalog
 from ..diagnostics import ChainLink, FileError, Span
-from ..index.entries import ConfigSet, EntryPoint
+from ..index.entries import ConfigSet, EntryPoint, WrappedCompile
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from .env import ModelEnv
+from .placement import PlacementIssue, placement_issues
 from .trace import FrameOutcome, SiteRecord, StrictError, Tracer
 from .types import FrameKey
 
@@ -70,6 +71,16 @@ class FrameRefData:
 
 
 @dataclass(frozen=True)
+class FunctionStat:
+    qualname: str
+    path: str
+    def_line: int
+    breaks: int  # distinct break sites in the function itself
+    ops: int  # tensor ops Dynamo would trace in it
+    is_entry: bool
+
+
+@dataclass(frozen=True)
 class Prediction:
     entries: tuple[EntryPoint, ...]
     sites: tuple[Site, ...]
@@ -79,10 +90,16 @@ class Prediction:
     reached: frozenset[str]  # qualnames of functions compiled as frames
     errors: tuple[FileError, ...] = ()
     generator_entries: tuple[FrameRefData, ...] = ()  # compiled generator functions (never compiled)
+    configs: tuple[ConfigSet, ...] = ()  # torch._dynamo.config switches the code sets
+    wrapped: tuple[WrappedCompile, ...] = ()  # torch.compile(DDP(...)) and friends
+    placement: tuple[PlacementIssue, ...] = ()  # loops / data loading / file I/O in compiled code
+    unused_relaxations: tuple[tuple[str, int], ...] = ()  # error_on_graph_break(False) with no break
+    function_stats: tuple[FunctionStat, ...] = ()  # breaks and ops per compiled function
 
 
 def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
-            entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...]) -> Prediction:
+            entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...],
+            wrapped: tuple[WrappedCompile, ...] = ()) -> Prediction:
     # One program (modules connected by imports) is one Dynamo process: its own caches and flags.
     component = _import_components(project)
     flags = _flags_by_component(project, configs, component)
@@ -97,6 +114,8 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
     nested: dict[str, bool] = {}
     reached: set[str] = set()
     errors: list[FileError] = []
+    relaxations: dict[tuple[str, int], bool] = {}
+    op_counts: dict[str, int] = {}
     for program, group in sorted(groups.items()):
         program_flags = flags.get(program, frozenset())
         env = ModelEnv(project, knowledge, catalog, program_flags)
@@ -118,11 +137,34 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
         failures += [StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
                      for e in tracer.strict_errors]
         reached |= tracer.reached
+        for key, used in tracer.relaxations.items():
+            relaxations[key] = relaxations.get(key, False) or used
+        for name in tracer.reached:
+            op_counts.setdefault(name, env.op_count(name))
     generators = tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
                        for e in entries for fn in [project.function(e.function)]
                        if fn is not None and fn.is_generator)
+    placement = tuple(issue for e in entries for fn in [project.function(e.function)]
+                      if fn is not None and e.how != "named entry point"
+                      for issue in placement_issues(project, fn))
     return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached),
-                      tuple(errors), generators)
+                      tuple(errors), generators, configs, wrapped, placement,
+                      tuple(sorted(k for k, used in relaxations.items() if not used)),
+                      _function_stats(project, entries, sites, op_counts))
+
+
+def _function_stats(project, entries, sites, op_counts) -> tuple[FunctionStat, ...]:
+    entry_names = {e.function for e in entries}
+    breaks: dict[str, set] = {}
+    for site in sites:
+        breaks.setdefault(site.function, set()).add((site.path, site.span))
+    stats = []
+    for name, ops in sorted(op_counts.items()):
+        fn = project.function(name)
+        if fn is not None:
+            stats.append(FunctionStat(name, fn.path, fn.def_line, len(breaks.get(name, ())), ops,
+                                      name in entry_names))
+    return tuple(stats)
 
 
 def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:

@@ -71,6 +71,7 @@ class Tracer:
         self.sites: dict[tuple, SiteRecord] = {}
         self.frames: dict[tuple, FrameOutcome] = {}
         self.strict_errors: list[StrictError] = []
+        self.relaxations: dict[tuple[str, int], bool] = {}  # error_on_graph_break(False) -> used
         self.reached: set[str] = set()
 
     # -- top-level frames ------------------------------------------------------------
@@ -146,6 +147,8 @@ class Tracer:
             for c in ev.ctx:
                 if c.kind != "loop":
                     block_ops.setdefault((c.kind, c.line), ops)
+                if c.kind == "strict" and c.strict is False:
+                    self.relaxations.setdefault((info.path, c.line), False)
             if ev.kind == "op":
                 ops += 1
                 continue
@@ -197,6 +200,10 @@ class Tracer:
         site_chain = chain + tuple(_link(f, e) for f, e in path)
         site = self._hit(site_frame, site_event, site_chain, entry)
         callers = chain + (_link(info, ev),)  # for frames this break hands to Dynamo
+        for frame, point in path:  # a break inside error_on_graph_break(False) uses the relaxation
+            for c in point.ctx:
+                if c.kind == "strict" and c.strict is False:
+                    self.relaxations[(frame.path, c.line)] = True
         strict = self._strictness(info, path, strict_entry)
         if strict is not None or ev.mode == "strict_hop":
             site.outcomes.add("hard_error")

@@ -1,0 +1,17 @@
+"""GBL404: a compiled function full of breaks and with little tensor work: disable it instead."""
+from __future__ import annotations
+
+from ..diagnostics import short_name
+from ..model.predict import Prediction
+from .advice import advice, line_span
+
+USES_THRESHOLDS = True
+
+
+def run(rule, prediction: Prediction, thresholds):
+    for stat in prediction.function_stats:
+        if stat.is_entry or stat.breaks < thresholds.disable_min_breaks or stat.ops > thresholds.disable_max_ops:
+            continue
+        message = (rule.message.replace("{function}", short_name(stat.qualname))
+                   .replace("{breaks}", str(stat.breaks)).replace("{ops}", str(stat.ops)))
+        yield advice(rule, stat.path, line_span(stat.def_line), message, function=stat.qualname)

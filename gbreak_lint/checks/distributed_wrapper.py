@@ -1,0 +1,12 @@
+"""GBL402: torch.compile applied to a DDP/FSDP wrapper instead of the inner module."""
+from __future__ import annotations
+
+from ..diagnostics import short_name
+from ..model.predict import Prediction
+from .advice import advice
+
+
+def run(rule, prediction: Prediction):
+    for wrapped in prediction.wrapped:
+        yield advice(rule, wrapped.path, wrapped.span,
+                     rule.message.replace("{wrapper}", short_name(wrapped.wrapper)))

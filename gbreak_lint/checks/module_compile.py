@@ -1,0 +1,14 @@
+"""GBL401: `torch.compile(module)` where `module.compile()` is the recommended form."""
+from __future__ import annotations
+
+from ..model.predict import Prediction
+from .advice import advice, line_span
+
+
+def run(rule, prediction: Prediction):
+    for entry in prediction.entries:
+        if entry.how != "torch.compile(module)":
+            continue
+        name = entry.assigned_to or "model"
+        message = rule.message.replace("{name}", name)
+        yield advice(rule, entry.path, entry.span or line_span(entry.line), message, entry=entry.function)

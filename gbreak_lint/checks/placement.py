@@ -1,0 +1,17 @@
+"""GBL403: a compiled function that holds the training loop, data loading or file I/O."""
+from __future__ import annotations
+
+from ..diagnostics import short_name
+from ..model.predict import Prediction
+from .advice import advice
+
+WHAT = {"training-loop": "runs the training/eval loop ({detail} inside it)",
+        "data-loading": "iterates a data loader ({detail})",
+        "file-io": "does file I/O ({detail})"}
+
+
+def run(rule, prediction: Prediction):
+    for issue in prediction.placement:
+        what = WHAT[issue.what].replace("{detail}", issue.detail)
+        message = rule.message.replace("{function}", short_name(issue.entry)).replace("{what}", what)
+        yield advice(rule, issue.path, issue.span, message, function=issue.entry, entry=issue.entry)
