@@ -104,6 +104,50 @@ def rule_cmd(code):
     click.echo(render(rule), nl=False)
 
 
+@cli.command("verify", context_settings={"ignore_unknown_options": True})
+@click.argument("script", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Project root.")
+@click.option("--timeout", type=float, default=600, show_default=True, help="Seconds for one run.")
+def verify_cmd(script, args, fmt, root, timeout):
+    """RUN SCRIPT under torch and compare predictions with what Dynamo did.
+
+    This is the one command that executes code: SCRIPT runs (with ARGS after --) with
+    torch.compile's default backend forced to "eager", while Dynamo's own graph-break logging
+    and frame conversion are recorded.
+    """
+    import importlib.util
+    import json
+
+    if importlib.util.find_spec("torch") is None:
+        raise UsageFailure("verify needs torch installed (pip install torch==2.13.0)")
+    from .api import analyse
+    from .config import load_config
+    from .oracle import label
+    from .report.json_report import diagnostic_dict
+    from .verify import compare, observed, render_table
+
+    script = script.resolve()
+    config = load_config(script)
+    config = config.with_overrides(root=root.resolve() if root else None)
+    click.echo(f"gbreak-lint verify: running {script.name} under torch (this executes it)...", err=True)
+    result = label(script, config.root, [None], timeout, list(args))
+    report = analyse([config.root], config).result
+    diags = [diagnostic_dict(d) for d in report.diagnostics]
+    for d in diags:  # the JSON paths are relative to the cwd; compare wants them under root
+        d["path"] = str(Path(d["path"]).resolve())
+        if d["frame"]:
+            d["frame"]["path"] = str(Path(d["frame"]["path"]).resolve())
+    cmp = compare(observed(result, config.root), diags, config.root)
+    if fmt == "json":
+        click.echo(json.dumps({"script": str(script), "torch": result.get("torch"),
+                               "figures": cmp.figures(), "counts": cmp.counts, "rows": cmp.rows}, indent=2))
+    else:
+        click.echo(render_table(cmp, script.name), nl=False)
+    raise SystemExit(EXIT_OK if not cmp.misses() else EXIT_FINDINGS)
+
+
 def main(argv: list[str] | None = None) -> int:
     from .catalog import CatalogError
     from .config import ConfigError

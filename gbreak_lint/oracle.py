@@ -182,14 +182,14 @@ def install_hooks(rec: Recorder) -> None:
     torch.compile = compile_eager
 
 
-def run_child(program: Path, root: Path, nested: str | None, out: Path) -> None:
+def run_child(program: Path, root: Path, nested: str | None, out: Path, args: list[str]) -> None:
     rec = Recorder(root)
     import torch
 
     install_hooks(rec)
     if nested is not None:
         torch._dynamo.config.nested_graph_breaks = nested == "on"
-    sys.argv = [str(program)]
+    sys.argv = [str(program), *args]
     sys.path.insert(0, str(program.parent))
     exit_ok = True
     try:
@@ -329,7 +329,8 @@ def _add_hard_error(rec, err, sites) -> None:
     site["_compiles"].add("hard-error")
 
 
-def label(program: Path, root: Path, configs: list[str | None], timeout: float) -> dict:
+def label(program: Path, root: Path, configs: list[str | None], timeout: float,
+          args: list[str] | None = None) -> dict:
     import torch  # noqa: F401 - fail early and clearly when torch is missing
 
     result = {"case": program.relative_to(root).as_posix(), "oracle": "gbreak-lint",
@@ -341,6 +342,7 @@ def label(program: Path, root: Path, configs: list[str | None], timeout: float) 
                    "--root", str(root), "--raw", str(out)]
             if nested is not None:
                 cmd += ["--nested", nested]
+            cmd += ["--", *(args or [])]
             env = dict(os.environ, PYTHONPATH=_pythonpath())
             subprocess.run(cmd, cwd=program.parent, env=env, timeout=timeout,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -370,11 +372,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--nested", choices=["on", "off"], help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:split])
+    program_args = argv[split + 1:]  # arguments for the program itself, after --
     program = args.program.resolve()
     root = (args.root or program.parent).resolve()
     if args.child:
-        run_child(program, root, args.nested, args.raw)
+        run_child(program, root, args.nested, args.raw, program_args)
         return 0
     configs: list[str | None] = ["off", "on"] if args.both else [None]
     if args.all:
@@ -383,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             (main_py.parent / "label.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
             print(f"labelled {main_py.parent}", file=sys.stderr)
         return 0
-    result = label(program, root, configs, args.timeout)
+    result = label(program, root, configs, args.timeout, program_args)
     text = json.dumps(result, indent=1, sort_keys=True) + "\n"
     if args.output:
         args.output.write_text(text)

@@ -1,0 +1,157 @@
+"""Predicted vs observed: compare the linter with what real Dynamo did (labels from the oracle).
+
+Used by `gbreak-lint verify SCRIPT.py` (which runs the script: the one command that executes
+code) and by benchmarks/accuracy.py.  Scoring follows ../shared/corpus/README.md:
+- break sites: a `graph-break` diagnostic matches a label when the file is the same and the
+  label's line lies within line..end_line (labels: graph breaks + library breaks at user lines);
+- frames: `frame-skipped` / `frame-partial` by frame path + def line, against frames skipped
+  because of a graph break or skip_frame() (not resume functions) and partially compiled ones;
+- times_traced of each matched site against the label's `compiles_hit`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CONFIG = "nested_graph_breaks=False"
+
+
+@dataclass(frozen=True)
+class Observed:
+    sites: dict  # (abs path, line) -> {"compiles_hit": int, "gb_code": str}
+    frames: dict  # (abs path, def line) -> {"function": str, "outcome": str}
+
+
+@dataclass
+class Comparison:
+    counts: dict = field(default_factory=lambda: dict.fromkeys(
+        ("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn", "times_exact"), 0))
+    rows: list = field(default_factory=list)  # one per site or frame, predicted and/or observed
+
+    def figures(self) -> dict:
+        c = self.counts
+        return {
+            "site_precision": ratio(c["site_tp"], c["site_tp"] + c["site_fp"]),
+            "site_recall": ratio(c["site_tp"], c["site_tp"] + c["site_fn"]),
+            "frame_precision": ratio(c["frame_tp"], c["frame_tp"] + c["frame_fp"]),
+            "frame_recall": ratio(c["frame_tp"], c["frame_tp"] + c["frame_fn"]),
+            "times_traced_exact": ratio(c["times_exact"], c["site_tp"]),
+        }
+
+    def misses(self) -> list[str]:
+        return [r["miss"] for r in self.rows if r.get("miss")]
+
+
+def ratio(a: int, b: int) -> float:
+    return round(a / b, 3) if b else 1.0
+
+
+def observed(label: dict, base: Path) -> Observed:
+    cfg = label["configs"][CONFIG]
+    sites: dict = {}
+    for g in cfg["graph_breaks"]:
+        _observe_site(sites, base / g["file"], g["line"], g["compiles_hit"], g["gb_code"])
+    for g in cfg["library_breaks"]:
+        _observe_site(sites, base / g["user_file"], g["user_line"], g["compiles_hit"], g["gb_code"])
+    frames: dict = {}
+    for s in cfg["skipped_frames"]:
+        if (s["due_to_graph_break"] or s["category"] == "skip_frame_call") and not s["is_resume"]:
+            frames[(str((base / s["file"]).resolve()), s["first_line"])] = {
+                "function": s["function"], "outcome": "skipped"}
+    for c in cfg["compiled_frames"]:
+        if c["partial_then_eager_at"]:
+            frames[(str((base / c["file"]).resolve()), c["first_line"])] = {
+                "function": c["function"], "outcome": "partial"}
+    return Observed(sites, frames)
+
+
+def _observe_site(sites: dict, path: Path, line: int, hits: int, gb_code) -> None:
+    key = (str(path.resolve()), line)
+    old = sites.get(key)
+    if old is None or hits > old["compiles_hit"]:
+        sites[key] = {"compiles_hit": hits, "gb_code": gb_code}
+
+
+def compare(obs: Observed, diagnostics: list[dict], root: Path, into: Comparison | None = None) -> Comparison:
+    """`diagnostics`: the JSON report's entries, with paths absolute or relative to `root`."""
+    out = into or Comparison()
+    c = out.counts
+    rel = lambda p: _rel(p, root)  # noqa: E731
+    matched: set = set()
+    for d in diagnostics:
+        if d["kind"] != "graph-break":
+            continue
+        path = str((root / d["path"]).resolve())
+        hits = sorted(k for k in obs.sites if k[0] == path and d["line"] <= k[1] <= d["end_line"])
+        row = {"what": "site", "where": f"{rel(path)}:{d['line']}", "code": d["code"],
+               "predicted_times": d["times_traced"]}
+        if not hits:
+            c["site_fp"] += 1
+            out.rows.append({**row, "observed": None, "miss": f"FP site {row['where']} {d['code']}"})
+            continue
+        c["site_tp"] += 1
+        matched.update(hits)
+        seen = obs.sites[hits[0]]
+        row.update(observed=seen["gb_code"], observed_times=seen["compiles_hit"])
+        if d["times_traced"] == seen["compiles_hit"]:
+            c["times_exact"] += 1
+        else:
+            row["miss"] = (f"times {row['where']} predicted {d['times_traced']}, "
+                           f"observed {seen['compiles_hit']}")
+        out.rows.append(row)
+    for key in sorted(set(obs.sites) - matched):
+        c["site_fn"] += 1
+        where = f"{rel(key[0])}:{key[1]}"
+        out.rows.append({"what": "site", "where": where, "code": None, "observed": obs.sites[key]["gb_code"],
+                         "observed_times": obs.sites[key]["compiles_hit"], "miss": f"FN site {where}"})
+    _compare_frames(obs, diagnostics, root, out)
+    return out
+
+
+def _compare_frames(obs: Observed, diagnostics: list[dict], root: Path, out: Comparison) -> None:
+    predicted = {}
+    for d in diagnostics:
+        if d["kind"] in ("frame-skipped", "frame-partial") and d.get("frame"):
+            key = (str((root / d["frame"]["path"]).resolve()), d["frame"]["line"])
+            predicted[key] = {"function": d["frame"]["function"], "outcome": d["kind"].split("-")[1]}
+    c = out.counts
+    for key in sorted(set(predicted) | set(obs.frames)):
+        where = f"{_rel(key[0], root)}:{key[1]}"
+        p, o = predicted.get(key), obs.frames.get(key)
+        row = {"what": "frame", "where": where, "function": (p or o)["function"],
+               "predicted": p and p["outcome"], "observed": o and o["outcome"]}
+        if p and o:
+            c["frame_tp"] += 1
+        elif p:
+            c["frame_fp"] += 1
+            row["miss"] = f"FP frame {where}"
+        else:
+            c["frame_fn"] += 1
+            row["miss"] = f"FN frame {where}"
+        out.rows.append(row)
+
+
+def _rel(path: str, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def render_table(cmp: Comparison, script: str) -> str:
+    lines = [f"gbreak-lint verify {script}: predicted vs observed (torch, backend=eager)", ""]
+    for r in cmp.rows:
+        if r["what"] == "site":
+            pred = f"{r['code']} x{r['predicted_times']}" if r.get("code") else "-"
+            seen = f"{r['observed']} x{r['observed_times']}" if r.get("observed") else "-"
+            lines.append(f"  break  {r['where']:<28} predicted {pred:<14} observed {seen:<14} "
+                         f"{'ok' if not r.get('miss') else 'MISMATCH'}")
+        else:
+            lines.append(f"  frame  {r['where']:<28} predicted {str(r['predicted'] or '-'):<14} "
+                         f"observed {str(r['observed'] or '-'):<14} {'ok' if not r.get('miss') else 'MISMATCH'}"
+                         f"  ({r['function']})")
+    f = cmp.figures()
+    lines += ["", f"break sites: precision {f['site_precision']:.2f}, recall {f['site_recall']:.2f}; "
+                  f"frames: precision {f['frame_precision']:.2f}, recall {f['frame_recall']:.2f}; "
+                  f"times_traced exact on {f['times_traced_exact']:.2f} of matched sites"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""`gbreak-lint verify`: runs a program under torch and compares with the prediction."""
+import importlib.util
+import json
+
+import pytest
+
+from conftest import REPO, requires_torch, run
+
+PROGRAM = """\
+import sys
+import torch
+
+
+def helper(x):
+    print("in helper")
+    return x * 2
+
+
+@torch.compile
+def f(x):
+    x = x + 1
+    return helper(x)
+
+
+f(torch.randn(3))
+if sys.argv[1:2] == ["--mark"]:  # proves the arguments after -- reach the program
+    open(sys.argv[2], "w").write("ran")
+"""
+
+
+def test_verify_without_torch_says_so(project, capsys, monkeypatch):
+    script = project("main.py", PROGRAM)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real_find_spec(name, *a))
+    code, _, err = run(capsys, "verify", script)
+    assert code == 2 and "needs torch" in err
+
+
+@requires_torch
+@pytest.mark.torch
+def test_verify_agrees_and_passes_arguments(project, capsys):
+    script = project("main.py", PROGRAM)
+    code, out, err = run(capsys, "verify", script, "--format", "json")
+    assert "executes" in err
+    doc = json.loads(out)
+    assert code == 0, doc
+    assert doc["figures"]["site_recall"] == 1.0 and doc["figures"]["site_precision"] == 1.0
+    assert doc["counts"]["site_tp"] == 1 and doc["figures"]["times_traced_exact"] == 1.0
+    marker = project.root / "marker.txt"
+    code, out, _ = run(capsys, "verify", script, "--", "--mark", marker)
+    assert code == 0 and marker.read_text() == "ran"
+    assert "main.py:6" in out and "ok" in out
