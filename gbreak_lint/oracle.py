@@ -344,10 +344,12 @@ def label(program: Path, root: Path, configs: list[str | None], timeout: float,
                 cmd += ["--nested", nested]
             cmd += ["--", *(args or [])]
             env = dict(os.environ, PYTHONPATH=_pythonpath())
-            subprocess.run(cmd, cwd=program.parent, env=env, timeout=timeout,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            proc = subprocess.run(cmd, cwd=program.parent, env=env, timeout=timeout,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
             if not out.exists():
-                raise RuntimeError(f"oracle child produced no result for {program}")
+                tail = proc.stderr.decode(errors="replace")[-2000:]
+                raise RuntimeError(f"oracle child produced no result for {program} "
+                                   f"(exit {proc.returncode}):\n{tail}")
             raw = json.loads(out.read_text())
         result["torch"] = raw["torch"]
         name = f"nested_graph_breaks={'True' if nested == 'on' else 'False'}"
