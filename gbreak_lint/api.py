@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .catalog import Catalog, load_catalog
@@ -70,7 +71,7 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     diagnostics += [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
     sources = {str(p.path): p.text for p in parsed}
-    kept = _filter(diagnostics, selection, config, sources)
+    kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
                         tuple(sorted(errors, key=lambda e: e.path)))
     return Analysis(result, prediction, catalog)
@@ -88,6 +89,25 @@ def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[
                 continue
         kept.append(d)
     return kept
+
+
+def fingerprinted(diagnostics, sources, root: Path) -> list[Diagnostic]:
+    """Key each finding by what it is, not where: rule, file, function and the flagged source
+    text (whitespace-folded), plus an occurrence number among identical keys. Moving code up
+    or down, or editing other functions, keeps the key."""
+    counts: dict[str, int] = {}
+    out = []
+    for d in sorted(diagnostics, key=Diagnostic.sort_key):
+        lines = sources.get(d.path, "").splitlines()
+        text = " ".join(lines[d.span.line - 1].split()) if 0 < d.span.line <= len(lines) else ""
+        try:
+            rel = Path(d.path).resolve().relative_to(root).as_posix()
+        except ValueError:
+            rel = Path(d.path).name
+        base = hashlib.sha1(f"{d.code}|{rel}|{d.function}|{text}".encode()).hexdigest()[:16]
+        n = counts[base] = counts.get(base, 0) + 1
+        out.append(replace(d, fingerprint=f"{base}:{n}"))
+    return out
 
 
 def _per_file_ignored(d: Diagnostic, config: Config) -> bool:

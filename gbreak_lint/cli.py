@@ -35,7 +35,8 @@ def cli(ctx: click.Context) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True)
 @click.option("--select", multiple=True, help="Only report codes with these prefixes (comma-separated).")
 @click.option("--ignore", multiple=True, help="Do not report codes with these prefixes.")
 @click.option("--fail-on", type=click.Choice(list(LEVELS)), help="Lowest severity that fails the run.")
@@ -47,9 +48,13 @@ def cli(ctx: click.Context) -> None:
 @click.option("--torch-version", "torch_profile", help="Torch knowledge profile (default 2.13).")
 @click.option("--entry", "entries", multiple=True,
               help="Treat a function as compiled: 'pkg.module:Class.forward' (repeatable).")
+@click.option("--baseline", "baseline_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Report only findings not recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
+              help="Record the current findings in this file and exit 0.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
-          quiet):
+          baseline_file, write_baseline, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, analyse
     from .config import load_config
@@ -63,11 +68,29 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
                                    root=root.resolve() if root else None,
                                    entry_points=config.entry_points + tuple(entries) if entries else None)
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
-    result = analyse(paths, config, selection).result
+    analysis = analyse(paths, config, selection)
+    result = analysis.result
+    if write_baseline:
+        from .baseline import write_baseline as write
+
+        count = write(result, write_baseline)
+        click.echo(f"gbreak-lint: wrote {count} finding(s) to baseline {write_baseline}", err=True)
+        raise SystemExit(EXIT_OK)
+    baseline_file = baseline_file or config.baseline
+    if baseline_file:
+        result = _apply_baseline(result, baseline_file, quiet)
     if fmt == "json":
         from .report.json_report import render
 
         click.echo(render(result, config.torch_profile), nl=False)
+    elif fmt == "sarif":
+        from .report.sarif import render
+
+        click.echo(render(result, analysis.catalog), nl=False)
+    elif fmt == "github":
+        from .report.github import render
+
+        click.echo(render(result), nl=False)
     else:
         from .report.text import render
 
@@ -78,6 +101,53 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     threshold = LEVELS[config.fail_on]
     failing = any(LEVELS[d.severity] >= threshold for d in result.diagnostics)
     raise SystemExit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _apply_baseline(result, path: Path, quiet: bool):
+    from .baseline import apply_baseline
+
+    outcome = apply_baseline(result, path)
+    if outcome.removable and not quiet:
+        click.echo(f"gbreak-lint: {len(outcome.removable)} finding(s) in {path} no longer occur; "
+                   "refresh it with --write-baseline:", err=True)
+        for entry in outcome.removable:
+            click.echo(f"  {entry['path']}:{entry['line']}: {entry['code']} {entry['message']}", err=True)
+    return outcome.result
+
+
+@cli.command("explain")
+@click.argument("target", default=".")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Project root.")
+def explain_cmd(target, fmt, root):
+    """Show each compile entry point's call tree with predicted breaks: TARGET is PATH[:function]."""
+    from .api import analyse
+    from .config import load_config
+    from .report import explain
+
+    path_text, _, function = target.partition(":") if not Path(target).exists() else (target, "", "")
+    path = Path(path_text)
+    if not path.exists():
+        raise UsageFailure(f"no such file or directory: {path}")
+    config = load_config(path).with_overrides(root=root.resolve() if root else None)
+    analysis = analyse([path], config)
+    wanted = {str(p.resolve()) for p in ([path] if path.is_file() else [])}
+    prediction = analysis.prediction
+    trees = explain.build(prediction, function or None)
+    if wanted:  # a file: the entry points it defines or compiles, or whose chains reach it
+        trees = [t for t in trees if _touches(t, prediction, wanted)]
+    if fmt == "json":
+        click.echo(explain.render_json(trees), nl=False)
+    else:
+        click.echo(explain.render_text(trees, color=sys.stdout.isatty()), nl=False)
+
+
+def _touches(tree: dict, prediction, files: set[str]) -> bool:
+    entry = next(e for e in prediction.entries if e.function == tree["entry"])
+    if str(Path(entry.path).resolve()) in files:
+        return True
+    return any(s.entry == tree["entry"] and any(str(Path(l.path).resolve()) in files for l in s.chain)
+               for s in prediction.sites)
 
 
 @cli.command("rules")
@@ -151,6 +221,7 @@ def verify_cmd(script, args, fmt, root, timeout):
 def main(argv: list[str] | None = None) -> int:
     from .catalog import CatalogError
     from .config import ConfigError
+    from .baseline import BaselineError
     from .index.entries import EntrySpecError
     from .knowledge import UnknownProfile
 
@@ -163,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_ERROR
-    except (UsageFailure, ConfigError, CatalogError, UnknownProfile, EntrySpecError) as exc:
+    except (UsageFailure, ConfigError, CatalogError, UnknownProfile, EntrySpecError, BaselineError) as exc:
         click.echo(f"gbreak-lint: error: {exc}", err=True)
         return EXIT_ERROR
     except Exception as exc:  # never show a traceback to a user unless asked

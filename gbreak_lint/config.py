@@ -24,6 +24,7 @@ KNOWN_KEYS = {
     "torch-version": ("torch_profile", str),
     "extra-rules": ("extra_rules", str),
     "entry-points": ("entry_points", list),
+    "baseline": ("baseline", str),
     "disable-advice-min-breaks": ("disable_min_breaks", int),
     "disable-advice-max-ops": ("disable_max_ops", int),
 }
@@ -46,6 +47,7 @@ class Config:
     torch_profile: str = "2.13"
     extra_rules: Path | None = None
     entry_points: tuple[str, ...] = field(default=())
+    baseline: Path | None = None
     disable_min_breaks: int = 3  # GBL404: this many breaks in one function ...
     disable_max_ops: int = 2  # ... with at most this many tensor ops: suggest torch.compiler.disable
 
@@ -116,6 +118,8 @@ def _from_table(table: dict, path: Path) -> Config:
             (pattern, tuple(codes) if isinstance(codes, list) else (str(codes),))
             for pattern, codes in values["per_file_ignores"].items()
         )
+    if "baseline" in values:
+        values["baseline"] = (root / values["baseline"]).resolve()
     if "extra_rules" in values:
         values["extra_rules"] = (root / values["extra_rules"]).resolve()
     return Config(root=root, source=path, **values)

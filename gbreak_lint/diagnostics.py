@@ -63,6 +63,7 @@ class Diagnostic:
     frame: FrameRef | None = None
     suggestion: str | None = None
     fix: Fix | None = None
+    fingerprint: str | None = None  # stable across unrelated edits (SARIF, baselines)
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.line, self.span.column, self.code, self.message)
