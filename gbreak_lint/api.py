@@ -13,10 +13,10 @@ from .config import Config
 from .diagnostics import Diagnostic, FileError, LintResult
 from .discover import iter_python_files
 from .index import build_index
-from .index.entries import named_entries
+from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, predict
-from .parse import parse_file
+from .parse import parse_file, parse_source
 
 NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
@@ -46,7 +46,9 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     return analyse(paths, config, selection).result
 
 
-def analyse(paths: list[Path], config: Config, selection: Selection | None = None) -> Analysis:
+def analyse(paths: list[Path], config: Config, selection: Selection | None = None,
+            overlay: dict[str, bytes] | None = None) -> Analysis:
+    """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff)."""
     selection = selection or Selection(config.select, config.ignore)
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)
@@ -56,7 +58,7 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     wanted = {str(p) for p in reported}
     parsed, diagnostics, errors = [], [], []
     for path in indexed:
-        outcome = parse_file(path)
+        outcome = parse_source(path, overlay[str(path)]) if overlay and str(path) in overlay else parse_file(path)
         if outcome.parsed is not None:
             parsed.append(outcome.parsed)
         elif str(path) in wanted:
@@ -66,6 +68,8 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
                 errors.append(outcome.error)
     index = build_index(parsed, knowledge)
     entries = index.entries + named_entries(index.project, config.entry_points)
+    if config.assume_compiled == "modules":
+        entries += module_forward_entries(index.project, knowledge, wanted)
     prediction = predict(index.project, knowledge, catalog, entries, index.configs, index.wrapped)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
     diagnostics += [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted]

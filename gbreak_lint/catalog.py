@@ -41,6 +41,7 @@ class Rule:
     torch: str = ">=2.13"
     fix_safety: str = "none"
     fix_description: str | None = None
+    fix_rewrite: str | None = None  # module in gbreak_lint/fix/ that performs the rewrite
     suggestion: str | None = None
     trigger: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     break_kind: str = "none"
@@ -134,7 +135,8 @@ def _load_rule(path: Path) -> Rule:
         why=str(data["why"]).strip(), example=str(data["example"]),
         use_instead=str(data["use_instead"]), gb_codes=tuple(data.get("gb_codes") or ()),
         torch=str(data.get("torch", ">=2.13")), fix_safety=fix.get("safety", "none"),
-        fix_description=fix.get("description"), suggestion=data.get("suggestion"),
+        fix_description=fix.get("description"), fix_rewrite=fix.get("rewrite"),
+        suggestion=data.get("suggestion"),
         trigger=MappingProxyType(dict(data.get("trigger") or {})),
         break_kind=data.get("break", "none"), unless_config=data.get("unless_config"),
         check=data.get("check"), evidence=data.get("evidence", "torch"), source=str(path),

@@ -48,13 +48,18 @@ def cli(ctx: click.Context) -> None:
 @click.option("--torch-version", "torch_profile", help="Torch knowledge profile (default 2.13).")
 @click.option("--entry", "entries", multiple=True,
               help="Treat a function as compiled: 'pkg.module:Class.forward' (repeatable).")
+@click.option("--assume-compiled", type=click.Choice(["none", "modules"]),
+              help="'modules': treat the forward of every nn.Module subclass as compiled (libraries).")
 @click.option("--baseline", "baseline_file", type=click.Path(path_type=Path, dir_okay=False),
               help="Report only findings not recorded in this baseline file.")
 @click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
               help="Record the current findings in this file and exit 0.")
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
-          baseline_file, write_baseline, quiet):
+          assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, analyse
     from .config import load_config
@@ -66,8 +71,11 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     config = load_config(paths[0], config_file)
     config = config.with_overrides(fail_on=fail_on, torch_profile=torch_profile,
                                    root=root.resolve() if root else None,
-                                   entry_points=config.entry_points + tuple(entries) if entries else None)
+                                   entry_points=config.entry_points + tuple(entries) if entries else None,
+                                   assume_compiled=assume_compiled)
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
+    if show_diff or apply_fixes:
+        raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
     analysis = analyse(paths, config, selection)
     result = analysis.result
     if write_baseline:
@@ -101,6 +109,41 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     threshold = LEVELS[config.fail_on]
     failing = any(LEVELS[d.severity] >= threshold for d in result.diagnostics)
     raise SystemExit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _run_fixes(paths, config, selection, unsafe: bool, diff_only: bool, quiet: bool) -> int:
+    """--diff / --fix: exit 1 when files change (or would), like other pre-commit fixers."""
+    from .api import analyse
+    from .fix import fix_paths, write_changes
+    from .report.text import render
+
+    report = fix_paths(paths, config, selection, unsafe)
+    for error in report.errors:
+        click.echo(f"gbreak-lint: {error.path}: {error.message}", err=True)
+    changed = report.changed()
+    if diff_only:
+        click.echo(report.diff(), nl=False)
+        if not quiet:
+            click.echo(f"Would fix {len(report.applied)} finding(s) in {len(changed)} file(s).", err=True)
+        return EXIT_FINDINGS if changed else EXIT_OK
+    write_changes(report)
+    result = analyse(paths, config, selection).result
+    click.echo(render(result), nl=False)
+    if not quiet:
+        click.echo(f"Fixed {len(report.applied)} finding(s) in {len(changed)} file(s).", err=True)
+    threshold = LEVELS[config.fail_on]
+    failing = any(LEVELS[d.severity] >= threshold for d in result.diagnostics)
+    return EXIT_FINDINGS if changed or failing else EXIT_OK
+
+
+@cli.command("fix")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.pass_context
+def fix_cmd(ctx, paths, unsafe_fixes, show_diff):
+    """Apply fixes (same as `check --fix`)."""
+    ctx.invoke(check, paths=paths, apply_fixes=True, unsafe_fixes=unsafe_fixes, show_diff=show_diff)
 
 
 def _apply_baseline(result, path: Path, quiet: bool):

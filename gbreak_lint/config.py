@@ -25,6 +25,7 @@ KNOWN_KEYS = {
     "extra-rules": ("extra_rules", str),
     "entry-points": ("entry_points", list),
     "baseline": ("baseline", str),
+    "assume-compiled": ("assume_compiled", str),
     "disable-advice-min-breaks": ("disable_min_breaks", int),
     "disable-advice-max-ops": ("disable_max_ops", int),
 }
@@ -48,6 +49,7 @@ class Config:
     extra_rules: Path | None = None
     entry_points: tuple[str, ...] = field(default=())
     baseline: Path | None = None
+    assume_compiled: str = "none"  # "modules": every nn.Module.forward is an entry point
     disable_min_breaks: int = 3  # GBL404: this many breaks in one function ...
     disable_max_ops: int = 2  # ... with at most this many tensor ops: suggest torch.compiler.disable
 
@@ -118,6 +120,8 @@ def _from_table(table: dict, path: Path) -> Config:
             (pattern, tuple(codes) if isinstance(codes, list) else (str(codes),))
             for pattern, codes in values["per_file_ignores"].items()
         )
+    if values.get("assume_compiled", "none") not in ("none", "modules"):
+        raise ConfigError(f"{path}: 'assume-compiled' must be 'none' or 'modules'")
     if "baseline" in values:
         values["baseline"] = (root / values["baseline"]).resolve()
     if "extra_rules" in values:

@@ -345,13 +345,14 @@ def label(program: Path, root: Path, configs: list[str | None], timeout: float,
             cmd += ["--", *(args or [])]
             env = dict(os.environ, PYTHONPATH=_pythonpath())
             proc = subprocess.run(cmd, cwd=program.parent, env=env, timeout=timeout,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
             if not out.exists():
                 tail = proc.stderr.decode(errors="replace")[-2000:]
                 raise RuntimeError(f"oracle child produced no result for {program} "
                                    f"(exit {proc.returncode}):\n{tail}")
             raw = json.loads(out.read_text())
         result["torch"] = raw["torch"]
+        result.setdefault("stdout", proc.stdout.decode(errors="replace")[-100_000:])
         name = f"nested_graph_breaks={'True' if nested == 'on' else 'False'}"
         result["configs"][name] = summarize(raw, root)
     return result
@@ -386,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
     configs: list[str | None] = ["off", "on"] if args.both else [None]
     if args.all:
         for main_py in sorted(program.rglob("main.py")):
+            if "fixes" in main_py.relative_to(program).parts:
+                continue  # rewrite before/after pairs are proven by tests/test_fixes.py
             result = label(main_py, main_py.parent, configs, args.timeout)
             (main_py.parent / "label.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
             print(f"labelled {main_py.parent}", file=sys.stderr)

@@ -243,3 +243,18 @@ def named_entries(project: ProjectIndex, specs: tuple[str, ...]) -> tuple[EntryP
             raise EntrySpecError(f"entry point '{spec}' does not name a function of the project")
         out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "named entry point"))
     return tuple(out)
+
+
+def module_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: set[str]) -> tuple[EntryPoint, ...]:
+    """`--assume-compiled modules`: the forward of every nn.Module subclass defined in `paths`."""
+    out = []
+    for module in project.modules.values():
+        if module.path not in paths:
+            continue
+        for cls in module.classes.values():
+            if not project.external_bases(cls) & knowledge.nn_module_bases:
+                continue
+            fn = project.function(cls.methods.get("forward"))
+            if fn is not None:
+                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "assumed compiled (nn.Module)"))
+    return tuple(out)

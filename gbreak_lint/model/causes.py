@@ -132,6 +132,7 @@ class CauseMatcher:
         fn = target.function
         disabled = self.disabled(fn)
         key = self.frame_key(target, node)
+        self.env.frame(key)  # build the callee first so its return type is known
         if disabled is not None:
             rule = self.rule_for_check("disabled_call")
             if rule is not None:
@@ -140,7 +141,6 @@ class CauseMatcher:
             if disabled == "nonrecursive":
                 self.b.emit("call", node, target=key, mode="eager")
             return
-        self.env.frame(key)  # build the callee first so its return type is known
         mode = "generator" if fn.is_generator else "inline"
         self.b.emit("call", node, target=key, mode=mode)
 

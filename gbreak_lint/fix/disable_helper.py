@@ -1,0 +1,42 @@
+"""GBL201 (unsafe): put `@torch.compiler.disable` on the helper holding a nested break.
+
+The break is then met once, at the call, instead of once per frame of the chain. Offered only
+for helpers with little tensor work (the check decides); the helper then runs eagerly.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import enclosing
+
+DECORATOR = "torch.compiler.disable"
+
+
+def rewrite(parsed, d):
+    defs = enclosing(parsed, d.span.line, (cst.FunctionDef,))
+    if not defs:
+        return None
+    fn = defs[-1]
+    if any(cst.Module([]).code_for_node(dec.decorator).startswith(DECORATOR) for dec in fn.decorators):
+        return None
+    torch_name = _torch_alias(parsed.module)
+    if torch_name is None:
+        return None
+    decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch_name}.compiler.disable"))
+    return parsed.module.deep_replace(fn, fn.with_changes(decorators=[*fn.decorators, decorator]))
+
+
+def _torch_alias(module: cst.Module) -> str | None:
+    """The name `torch` is imported under at module level (`import torch [as t]`)."""
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    name = cst.Module([]).code_for_node(alias.name)
+                    if name == "torch":
+                        return alias.asname.name.value if alias.asname else "torch"
+                    if name.startswith("torch.") and alias.asname is None:
+                        return "torch"  # `import torch._dynamo` binds `torch` too
+    return None
