@@ -12,6 +12,7 @@ from .checks import Thresholds, run_checks
 from .config import Config
 from .diagnostics import Diagnostic, FileError, LintResult
 from .discover import iter_python_files
+from .fix import try_rewrite
 from .index import build_index
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
@@ -76,6 +77,7 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
     sources = {str(p.path): p.text for p in parsed}
     kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
+    kept = _offer_fixes(kept, {str(p.path): p for p in parsed}, catalog)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
                         tuple(sorted(errors, key=lambda e: e.path)))
     return Analysis(result, prediction, catalog)
@@ -93,6 +95,19 @@ def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[
                 continue
         kept.append(d)
     return kept
+
+
+def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog) -> list[Diagnostic]:
+    """A rule's fix is offered only where its rewrite applies to this finding."""
+    out = []
+    for d in diagnostics:
+        rule = catalog.get(d.code)
+        if d.fix is not None and rule is not None and rule.fix_rewrite:
+            module = parsed.get(d.path)
+            if module is None or try_rewrite(module, d, rule.fix_rewrite) is None:
+                d = replace(d, fix=None)
+        out.append(d)
+    return out
 
 
 def fingerprinted(diagnostics, sources, root: Path) -> list[Diagnostic]:

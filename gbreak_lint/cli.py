@@ -114,7 +114,7 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
 def _run_fixes(paths, config, selection, unsafe: bool, diff_only: bool, quiet: bool) -> int:
     """--diff / --fix: exit 1 when files change (or would), like other pre-commit fixers."""
     from .api import analyse
-    from .fix import fix_paths, write_changes
+    from .fix.engine import fix_paths, write_changes
     from .report.text import render
 
     report = fix_paths(paths, config, selection, unsafe)

