@@ -117,6 +117,8 @@ class TensorScope:
         if qual in self.k.non_tensor_functions:
             return False
         namespace, _, name = qual.rpartition(".")
+        if name.startswith(tuple(self.k.non_tensor_prefixes)):
+            return False  # torch.is_*, torch.get_device_module, torch.set_*: not tensor ops
         return namespace in self.k.tensor_namespaces and name[:1].islower() and not name.startswith("_")
 
     # -- updates ---------------------------------------------------------------------
