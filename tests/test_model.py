@@ -285,3 +285,27 @@ def test_anomaly_guards_on_data_are_assumed_not_taken(project, capsys):
     lines = sorted((d["code"], d["line"]) for d in diags if d["kind"] == "graph-break")
     # both guards break on their test; only the if/else body (no guard) is traced
     assert lines == [("GBL303", 13), ("GBL307", 9), ("GBL310", 7), ("GBL310", 12)]
+
+
+def test_configuration_flag_guards_are_assumed_off_but_training_is_not(project, capsys):
+    diags = lint(project, capsys, """
+        import torch
+        import torch.nn as nn
+
+        class M(nn.Module):
+            def __init__(self, verbose=False):
+                super().__init__()
+                self.verbose = verbose
+                self.lin = nn.Linear(2, 2)
+
+            def forward(self, x):
+                if self.verbose:
+                    print("verbose")
+                if self.training:
+                    print("training")
+                return self.lin(x)
+
+        m = M()
+        m.compile()
+    """)
+    assert [(d["code"], d["line"]) for d in diags if d["kind"] == "graph-break"] == [("GBL303", 16)]

@@ -21,7 +21,7 @@ class Knowledge:
     profile: str
     python: str
     comprehension_frames: bool
-    data_guards_not_taken: bool
+    guards_not_taken: bool
     gb_codes: Mapping[str, str]
     sets: Mapping[str, frozenset]  # every list-valued entry, as a frozenset
     breaking_context_managers: Mapping[str, str]
@@ -52,7 +52,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
     return Knowledge(
         profile=str(data["profile"]), python=str(data["python"]),
         comprehension_frames=bool(data["comprehension_frames"]),
-        data_guards_not_taken=bool(data.get("data_guards_not_taken", False)),
+        guards_not_taken=bool(data.get("guards_not_taken", False)),
         gb_codes=MappingProxyType(dict(data["gb_codes"])), sets=MappingProxyType(sets),
         breaking_context_managers=MappingProxyType(dict(data["breaking_context_managers"])),
     )

@@ -145,13 +145,17 @@ class FrameBuilder:
             self.block(orelse.body)
 
     def _skipped_guard(self, node: cst.If) -> bool:
-        """`if torch.isnan(loss).any(): print(...)`: a branch on tensor data, with no else,
-        that only reports an anomaly. Which way data goes is unknowable statically; such guards
-        are assumed not taken (knowledge: data_guards_not_taken) so their bodies are not traced."""
-        if not self.env.knowledge.data_guards_not_taken or node.orelse is not None:
+        """`if torch.isnan(loss).any(): print(...)` / `if self.config.debug: print(...)`: an if
+        with no else whose body only reports, guarded by tensor data or a configuration flag.
+        Which way it goes is unknowable statically; such guards are assumed not taken
+        (knowledge: guards_not_taken) so their bodies are not traced."""
+        k = self.env.knowledge
+        if not k.guards_not_taken or node.orelse is not None or not _only_reports(node.body):
             return False
-        data = self.scope.is_tensor(node.test) or self.scope.is_data_scalar(node.test)
-        return data and _only_reports(node.body)
+        test = node.test
+        if self.scope.is_tensor(test) or self.scope.is_data_scalar(test):
+            return True
+        return _is_flag(test) and test.attr.value not in k.flags_usually_on
 
     def stmt_While(self, node: cst.While) -> None:
         # The first test runs before the loop; Dynamo resumes there and meets the
@@ -423,6 +427,14 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
 
 
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def _is_flag(test) -> bool:
+    """`self.verbose`, `self.config.output_attentions`, `args.debug`: an attribute chain."""
+    node = test
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(test, cst.Attribute) and isinstance(node, cst.Name)
 
 
 def _only_reports(body) -> bool:

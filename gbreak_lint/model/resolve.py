@@ -117,7 +117,18 @@ class CallResolver:
         return self.project.klass(classes.pop())
 
     def remember_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        """`for blk in self.blocks:` makes `blk` an instance of the container's element class."""
+        """`for blk in self.blocks:` makes `blk` an instance of the container's element class;
+        so do `for i, blk in enumerate(self.blocks)` and `for a, b in zip(self.xs, self.ys)`."""
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+                and isinstance(target, cst.Tuple) and iterable.args:
+            items = [el.value for el in target.elements]
+            sources = [a.value for a in iterable.args]
+            if iterable.func.value == "enumerate" and len(items) == 2:
+                self.remember_iteration(items[1], sources[0])
+            elif iterable.func.value == "zip" and len(items) == len(sources):
+                for item, source in zip(items, sources):
+                    self.remember_iteration(item, source)
+            return
         if isinstance(target, cst.Name):
             cls = self.element_class(iterable)
             if cls is not None:

@@ -278,7 +278,9 @@ class Tracer:
                 self.compile_frame(ev.target, chain + (_link(info, ev),), entry)
 
     def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str) -> SiteRecord:
-        key = (frame.path, ev.span, ev.rule)
+        # Dynamo names a break site by line and break type: two breaks of one kind on one
+        # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
+        key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
         site = self.sites.get(key)
         if site is None:
             site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)
