@@ -308,4 +308,4 @@ def test_configuration_flag_guards_are_assumed_off_but_training_is_not(project, 
         m = M()
         m.compile()
     """)
-    assert [(d["code"], d["line"]) for d in diags if d["kind"] == "graph-break"] == [("GBL303", 16)]
+    assert [(d["code"], d["line"]) for d in diags if d["kind"] == "graph-break"] == [("GBL303", 15)]
