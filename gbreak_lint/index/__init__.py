@@ -24,7 +24,11 @@ class IndexResult:
 
 def internal_error(path: str, stage: str, err: Exception) -> FileError:
     """A bug of ours on one file is reported against that file; the scan goes on."""
-    return FileError(path, f"internal error while {stage}: {type(err).__name__}: {err} "
+    try:
+        text = str(err)[:300]
+    except Exception:  # noqa: BLE001 - some errors cannot even be printed (deep reprs)
+        text = ""
+    return FileError(path, f"internal error while {stage}: {type(err).__name__}: {text} "
                            "(please report it; set GBREAK_LINT_DEBUG=1 for the traceback)")
 
 
@@ -59,6 +63,9 @@ def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult
     for mod in modules.values():
         try:
             facts = find_entries(project, knowledge, mod)
+        except RecursionError:
+            errors.append(FileError(mod.path, "file too deeply nested to analyse"))
+            continue
         except Exception as err:  # noqa: BLE001
             if os.environ.get("GBREAK_LINT_DEBUG"):
                 raise

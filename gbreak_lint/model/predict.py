@@ -7,6 +7,7 @@ from typing import Mapping
 
 from ..catalog import Catalog
 from ..diagnostics import ChainLink, FileError, Span
+from ..index import internal_error
 from ..index.entries import ConfigSet, EntryPoint, WrappedCompile
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
@@ -125,12 +126,11 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
             try:
                 tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
             except RecursionError:
-                errors.append(FileError(entry.path, f"call chain from {entry.function} too deep to analyse"))
+                errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
             except Exception as err:  # noqa: BLE001
                 if os.environ.get("GBREAK_LINT_DEBUG"):
                     raise
-                errors.append(FileError(entry.path, f"internal error while modelling {entry.function}: "
-                                                    f"{type(err).__name__}: {err} (please report it)"))
+                errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
         frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
         sites += frozen.values()
         frames += [_frame(o, frozen[id(o.site)]) for o in tracer.frames.values()]

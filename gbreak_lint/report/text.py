@@ -28,6 +28,10 @@ def _summary(result: LintResult) -> str:
     files = result.files_scanned
     if not n and not result.errors:
         return f"All checks passed: {files} file{'s' * (files != 1)} scanned, no graph breaks predicted."
+    if not n:
+        bad = len(result.errors)
+        return (f"No graph breaks predicted in {files} file{'s' * (files != 1)} scanned; "
+                f"{bad} file{'s' * (bad != 1)} could not be analysed.")
     by_severity = Counter(d.severity for d in result.diagnostics)
     parts = [f"{by_severity[s]} {s}{'s' * (by_severity[s] != 1)}" for s in ("error", "warning", "info") if by_severity[s]]
     text = f"Found {n} finding{'s' * (n != 1)} ({', '.join(parts) or 'none'}) in {files} file{'s' * (files != 1)}"

@@ -1,0 +1,157 @@
+"""Never crash, never hang: pathological inputs and generated programs (a short fuzz run)."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gbreak_lint.api import analyse
+from gbreak_lint.config import Config
+from gbreak_lint.report import explain
+from gbreak_lint.report.json_report import render
+
+from conftest import run, run_json
+
+SIMPLE = ["x = x + 1", "x = x.sin()", "torch._dynamo.graph_break()", "print(x)", "s = x.sum().item()",
+          "x = helper{n}(x)", "y = [helper{n}(v) for v in (x, x)]", "x = x[x > 0]", "logger.warning('w')",
+          "x = recursive(x)", "torch._dynamo.skip_frame()", "g = (v for v in x)", "x = sum(gen(x))",
+          "return x", "pass", "x = disabled(x)", "x = f{n}(x)", "x = apply(helper{n}, x)",
+          "x = Net()(x)", "if x.sum() > 0: print('guard')"]
+HEADERS = ["for i in range(3):", "while x.sum() > 0:", "if x.sum() > 0:", "if x.shape[0] > 1:",
+           "with torch.no_grad():", "with Ctx():", "try:", "with torch.device('cpu'):",
+           "with torch._dynamo.error_on_graph_break(True):", "def inner(x):", "async def co(x):"]
+PRELUDE = """\
+import logging
+import torch
+import torch.nn as nn
+logger = logging.getLogger(__name__)
+class Ctx:
+    def __enter__(self): return self
+    def __exit__(self, *a): return False
+class Net(nn.Module):
+    def forward(self, x):
+        return helper0(x)
+@torch.compiler.disable
+def disabled(x):
+    return x
+def gen(x):
+    for v in x:
+        yield v
+def apply(fn, x):
+    return fn(x)
+def recursive(x):
+    return recursive(helper1(x))
+"""
+
+
+@st.composite
+def block(draw, depth=0):
+    lines = []
+    for _ in range(draw(st.integers(1, 4))):
+        if depth < 3 and draw(st.booleans()):
+            header = draw(st.sampled_from(HEADERS))
+            lines.append(header)
+            lines += ["    " + line for line in draw(block(depth + 1))]
+            if header == "try:":
+                lines += ["except ValueError:", "    pass"]
+        else:
+            lines.append(draw(st.sampled_from(SIMPLE)).format(n=draw(st.integers(0, 3))))
+    return lines
+
+
+@st.composite
+def program(draw):
+    parts = [PRELUDE]
+    for n in range(4):
+        deco = draw(st.sampled_from(["", "@torch.compile\n", "@torch.compile(fullgraph=True)\n"]))
+        body = "\n".join("    " + line for line in draw(block()))
+        parts.append(f"{deco}def helper{n}(x):\n{body}\n    return x")
+        parts.append(f"def f{n}(x):\n    return helper{(n + 1) % 4}(x)")
+    body = "\n".join("    " + line for line in draw(block()))
+    parts.append(f"@torch.compile\ndef entry(x):\n{body}\n    return x")
+    return "\n\n".join(parts) + "\n"
+
+
+def analyse_text(tmp_path: Path, text: str):
+    (tmp_path / "m.py").write_text(text)
+    analysis = analyse([tmp_path], Config(root=tmp_path))
+    json.loads(render(analysis.result, "2.13"))  # the JSON report stays valid
+    explain.render_text(explain.build(analysis.prediction))
+    return analysis
+
+
+@settings(max_examples=int(os.environ.get("GBREAK_FUZZ_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(text=program())
+def test_generated_programs_never_crash(tmp_path_factory, text):
+    analysis = analyse_text(tmp_path_factory.mktemp("fuzz"), text)
+    assert not [e for e in analysis.result.errors if "internal error" in e.message]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_mutated_fixtures_never_crash(tmp_path_factory, data):
+    from conftest import FIXTURES
+
+    sources = sorted(FIXTURES.rglob("main.py"))
+    text = data.draw(st.sampled_from(sources)).read_bytes()
+    cut = data.draw(st.integers(0, len(text)))
+    junk = data.draw(st.binary(max_size=20))
+    mutated = data.draw(st.sampled_from([
+        text[:cut], text[:cut] + junk + text[cut:], text.replace(b"\n", b"\r\n"),
+        text.replace(b"    ", b"\t"), b"# -*- coding: latin-1 -*-\n" + text + b"\n# \xe9\n"]))
+    folder = tmp_path_factory.mktemp("mut")
+    (folder / "main.py").write_bytes(mutated)
+    analysis = analyse([folder], Config(root=folder))
+    json.loads(render(analysis.result, "2.13"))
+    assert not [e for e in analysis.result.errors if "internal error" in e.message]
+
+
+@pytest.mark.parametrize("text", [
+    "import torch\n@torch.compile\ndef f(x):\n    return " + "(" * 3000 + "x" + ")" * 3000 + "\n",
+    "import torch\n@torch.compile\ndef f(x):\n    return " + " + ".join(["x"] * 10000) + "\n",
+    "import torch\n@torch.compile\ndef f(x):\n    y = " + " + ".join(["x"] * 2000) + "\n    return y\n",
+], ids=["3000-parentheses", "10000-operands", "2000-operands"])
+def test_pathological_nesting_is_reported_not_fatal(project, capsys, text):
+    project("deep.py", text)
+    project("fine.py", "import torch\n@torch.compile\ndef g(x):\n    print(x)\n    return x\n")
+    doc = run_json(capsys, project.root)
+    assert any(d["code"] == "GBL303" and d["path"].endswith("fine.py") for d in doc["diagnostics"])
+    deep = [e for e in doc["errors"] if e["path"].endswith("deep.py")] + \
+           [d for d in doc["diagnostics"] if d["path"].endswith("deep.py") and d["kind"] == "syntax-error"]
+    assert deep
+
+
+def test_huge_file_is_reported(project, capsys):
+    big = project.root / "big.py"
+    with open(big, "w") as fh:
+        fh.write("x = 1\n" * (21 * 1024 * 1024 // 6 + 1))
+    doc = run_json(capsys, project.root)
+    assert any("too large" in e["message"] for e in doc["errors"])
+
+
+def test_symlink_loop_does_not_hang(project, capsys):
+    project("pkg/a.py", "import torch\n@torch.compile\ndef f(x):\n    print(x)\n")
+    os.symlink(project.root / "pkg", project.root / "pkg" / "loop")
+    doc = run_json(capsys, project.root)
+    assert doc["files_scanned"] == 1
+
+
+def test_call_graph_cycles_terminate(project, capsys):
+    project("m.py", "import torch\n\ndef a(x):\n    return b(x)\n\ndef b(x):\n    print(x)\n    return a(x)\n\n"
+                    "@torch.compile\ndef f(x):\n    return a(x)\n")
+    doc = run_json(capsys, project.root)
+    assert [d["code"] for d in doc["diagnostics"] if d["kind"] == "graph-break"] == ["GBL303"]
+
+
+def test_yaml_rules_are_loaded_safely(project, capsys, tmp_path):
+    rules = tmp_path / "evil"
+    rules.mkdir()
+    marker = tmp_path / "pwned"
+    (rules / "x.yaml").write_text(f"!!python/object/apply:os.system ['touch {marker}']\n")
+    (project.root / "pyproject.toml").write_text(f"[tool.gbreak-lint]\nextra-rules = '{rules}'\n")
+    project("m.py", "x = 1\n")
+    code, _, err = run(capsys, "check", project.root)
+    assert code == 2 and "cannot load rule" in err and not marker.exists()
