@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import cache
 from .catalog import Catalog, load_catalog
 from .checks import Thresholds, run_checks
 from .config import Config
@@ -43,8 +44,26 @@ class Analysis:
     catalog: Catalog
 
 
-def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None) -> LintResult:
-    return analyse(paths, config, selection).result
+def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None,
+               use_cache: bool = True) -> LintResult:
+    """The findings for `paths`, from the project's result cache when nothing changed.
+
+    The whole project is analysed (and cached) once; a run on a few files (pre-commit) then
+    only reads the cache as long as no file of the project changed.
+    """
+    selection = selection or Selection(config.select, config.ignore)
+    excludes = config.exclude + config.extend_exclude
+    reported = iter_python_files(paths, config.root, excludes)
+    indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
+    key = cache.cache_key(indexed, repr((config, selection)), config.extra_rules) if use_cache else None
+    full = cache.load(config.root, key) if key else None
+    if full is None:
+        full = analyse([config.root, *paths], config, selection).result
+        if key:
+            cache.store(config.root, key, full)
+    wanted = {str(p) for p in reported}
+    return LintResult(len(reported), tuple(d for d in full.diagnostics if d.path in wanted),
+                      tuple(e for e in full.errors if e.path in wanted))
 
 
 def analyse(paths: list[Path], config: Config, selection: Selection | None = None,

@@ -57,11 +57,13 @@ def cli(ctx: click.Context) -> None:
 @click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the .gbreak_cache result cache.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
-          assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, quiet):
+          assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, no_cache,
+          quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
-    from .api import Selection, analyse
+    from .api import Selection, lint_paths
     from .config import load_config
 
     paths = list(paths) or [Path(".")]
@@ -76,8 +78,7 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
-    analysis = analyse(paths, config, selection)
-    result = analysis.result
+    result = lint_paths(paths, config, selection, use_cache=not no_cache)
     if write_baseline:
         from .baseline import write_baseline as write
 
@@ -92,9 +93,10 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
 
         click.echo(render(result, config.torch_profile), nl=False)
     elif fmt == "sarif":
+        from .catalog import load_catalog
         from .report.sarif import render
 
-        click.echo(render(result, analysis.catalog), nl=False)
+        click.echo(render(result, load_catalog(config.extra_rules)), nl=False)
     elif fmt == "github":
         from .report.github import render
 

@@ -234,3 +234,17 @@ def test_named_entry_points(project, capsys):
     assert [(d["code"], d["entry"]) for d in doc["diagnostics"]] == [("GBL303", "lib.layers.Layer.forward")]
     code, _, err = run(capsys, "check", project.root, "--entry", "lib.layers:Nope")
     assert code == 2 and "does not name a function" in err
+
+
+def test_result_cache_is_reused_and_invalidated(project, capsys):
+    project("a.py", BREAKING)
+    project("b.py", CLEAN)
+    cold = run_json(capsys, project.root)
+    cache_dir = project.root / ".gbreak_cache"
+    assert list(cache_dir.glob("result-*.pickle"))
+    assert run_json(capsys, project.root) == cold
+    only_b = run_json(capsys, project.root / "b.py")  # pre-commit style, served from the cache
+    assert only_b["files_scanned"] == 1 and only_b["diagnostics"] == []
+    project("b.py", BREAKING.replace("def f", "def g"))  # an edit invalidates the cache
+    assert [d["code"] for d in run_json(capsys, project.root / "b.py")["diagnostics"]] == ["GBL301"]
+    assert run_json(capsys, project.root, "--no-cache")["files_scanned"] == 2
