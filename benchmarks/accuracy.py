@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections import defaultdict
@@ -36,7 +37,8 @@ def label_files(root: Path) -> list[Path]:
 def predictions(folder: Path) -> list[dict]:
     cmd = [sys.executable, "-m", "gbreak_lint", "check", str(folder), "--format", "json",
            "--root", str(folder), "--exit-zero"]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=folder, check=False)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=folder, check=False, env=env)
     if out.returncode != 0:
         raise SystemExit(f"gbreak-lint failed on {folder}:\n{out.stderr}")
     return json.loads(out.stdout)["diagnostics"]  # paths relative to `folder` (the cwd)

@@ -45,7 +45,7 @@ class Analysis:
 
 
 def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None,
-               use_cache: bool = True) -> LintResult:
+               use_cache: bool = True, progress=None) -> LintResult:
     """The findings for `paths`, from the project's result cache when nothing changed.
 
     The whole project is analysed (and cached) once; a run on a few files (pre-commit) then
@@ -58,7 +58,7 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     key = cache.cache_key(indexed, repr((config, selection)), config.extra_rules) if use_cache else None
     full = cache.load(config.root, key) if key else None
     if full is None:
-        full = analyse([config.root, *paths], config, selection).result
+        full = analyse([config.root, *paths], config, selection, progress=progress).result
         if key:
             cache.store(config.root, key, full)
     wanted = {str(p) for p in reported}
@@ -67,8 +67,9 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
 
 
 def analyse(paths: list[Path], config: Config, selection: Selection | None = None,
-            overlay: dict[str, bytes] | None = None) -> Analysis:
-    """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff)."""
+            overlay: dict[str, bytes] | None = None, progress=None) -> Analysis:
+    """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff);
+    `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY)."""
     selection = selection or Selection(config.select, config.ignore)
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)
@@ -77,7 +78,9 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
     wanted = {str(p) for p in reported}
     parsed, diagnostics, errors = [], [], []
-    for path in indexed:
+    for done, path in enumerate(indexed, 1):
+        if progress is not None:
+            progress(done, len(indexed))
         outcome = parse_source(path, overlay[str(path)]) if overlay and str(path) in overlay else parse_file(path)
         if outcome.parsed is not None:
             parsed.append(outcome.parsed)

@@ -78,7 +78,8 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
-    result = lint_paths(paths, config, selection, use_cache=not no_cache)
+    progress = _progress_bar() if sys.stderr.isatty() and not quiet else None
+    result = lint_paths(paths, config, selection, use_cache=not no_cache, progress=progress)
     if write_baseline:
         from .baseline import write_baseline as write
 
@@ -111,6 +112,23 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     threshold = LEVELS[config.fail_on]
     failing = any(LEVELS[d.severity] >= threshold for d in result.diagnostics)
     raise SystemExit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+PROGRESS_MIN_FILES = 300  # smaller scans finish before a bar helps
+
+
+def _progress_bar():
+    def show(done: int, total: int) -> None:
+        if total < PROGRESS_MIN_FILES or (done % 25 and done != total):
+            return
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\rgbreak-lint: parsing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            sys.stderr.write("\r" + " " * (width + 40) + "\r")
+        sys.stderr.flush()
+
+    return show
 
 
 def _run_fixes(paths, config, selection, unsafe: bool, diff_only: bool, quiet: bool) -> int:
