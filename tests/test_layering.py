@@ -60,3 +60,16 @@ def test_a_scan_imports_neither_torch_nor_the_oracle(tmp_path):
             "assert 'torch' not in sys.modules and 'gbreak_lint.oracle' not in sys.modules\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_every_subpackage_is_packaged():
+    """A wheel without a subpackage fails only once installed (pre-commit's venv): check here."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    actual = {".".join(p.parent.relative_to(PKG.parent).parts) for p in PKG.rglob("__init__.py")}
+    assert actual <= listed, sorted(actual - listed)
