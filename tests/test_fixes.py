@@ -105,3 +105,49 @@ def _bad_frames(cfg) -> list:
 
 def _traces(cfg) -> int:
     return sum(g["compiles_hit"] for g in cfg["graph_breaks"] + cfg["library_breaks"])
+
+
+SAFE_FIXABLE = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return x.relu()
+
+
+model = Net()
+model = torch.compile(model)
+"""
+
+
+def test_interrupted_fix_leaves_old_or_new_never_partial(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    old = SAFE_FIXABLE.encode()
+    new = SAFE_FIXABLE.replace("model = torch.compile(model)", "model.compile()").encode()
+    for delay in (0.3, 0.6, 0.9, 1.2, 1.5):
+        for i in range(12):
+            (tmp_path / f"m{i}.py").write_bytes(old)
+        proc = subprocess.Popen([sys.executable, "-m", "gbreak_lint", "fix", str(tmp_path)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        states = [(tmp_path / f"m{i}.py").read_bytes() for i in range(12)]
+        assert all(state in (old, new) for state in states)
+    subprocess.run([sys.executable, "-m", "gbreak_lint", "fix", str(tmp_path)], capture_output=True)
+    assert all((tmp_path / f"m{i}.py").read_bytes() == new for i in range(12))
+
+
+def test_fix_never_writes_outside_the_given_paths(project, capsys):
+    project("scanned/a.py", SAFE_FIXABLE)
+    outside = project("other/b.py", SAFE_FIXABLE)
+    run(capsys, "fix", project.root / "scanned")
+    assert outside.read_text() == SAFE_FIXABLE
+    assert "model.compile()" in (project.root / "scanned" / "a.py").read_text()
