@@ -59,6 +59,10 @@ class Rule:
         return DOCS_URL.format(self.gb_code.lower()) if self.gb_code else None
 
     @property
+    def docs_urls(self) -> list[str]:
+        return [DOCS_URL.format(code.lower()) for code in self.gb_codes]
+
+    @property
     def is_cause(self) -> bool:
         return self.kind == "graph-break" and bool(self.trigger)
 
@@ -156,6 +160,9 @@ def _validate(path: Path, data: dict) -> None:
         raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
     if data.get("evidence", "torch") not in ("torch", "docs"):
         raise CatalogError(f"{path}: evidence must be torch or docs")
+    expected_docs = [DOCS_URL.format(str(c).lower()) for c in data.get("gb_codes") or ()]
+    if data.get("docs", expected_docs) != expected_docs:
+        raise CatalogError(f"{path}: docs must link the pages of gb_codes: {expected_docs}")
     if not data.get("trigger") and not data.get("check"):
         raise CatalogError(f"{path}: a rule needs a trigger (break cause) or a check (structural)")
     unknown = set(data.get("trigger") or {}) - TRIGGER_KEYS

@@ -17,7 +17,7 @@ def render(rule: Rule) -> str:
         parts += ["## How to fix", rule.suggestion, ""]
     parts += ["## Fix safety", rule.fix_safety + (f": {rule.fix_description}" if rule.fix_description else ""), ""]
     if rule.gb_codes:
-        parts += ["## Dynamo", ", ".join(rule.gb_codes) + f" (torch {rule.torch})", rule.docs_url or "", ""]
+        parts += ["## Dynamo", ", ".join(rule.gb_codes) + f" (torch {rule.torch})", *rule.docs_urls, ""]
     if rule.unless_config:
         parts += [f"Not reported when `torch._dynamo.config.{rule.unless_config} = True`.", ""]
     return "\n".join(parts) + "\n"
