@@ -55,6 +55,8 @@ def score_folder(folder: Path, files: list[Path]) -> tuple[dict, list[str]]:
             if key not in obs.sites or value["compiles_hit"] > obs.sites[key]["compiles_hit"]:
                 obs.sites[key] = value
         obs.frames.update(one.frames)
+        for key, codes in one.site_codes.items():
+            obs.site_codes.setdefault(key, set()).update(codes)
     compare(obs, diags, folder, cmp)
     return cmp.counts, cmp.misses()
 
@@ -94,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  break sites   precision {result['site_precision']:.3f}  recall {result['site_recall']:.3f}")
         print(f"  frames        precision {result['frame_precision']:.3f}  recall {result['frame_recall']:.3f}")
         print(f"  times_traced  exact on {result['times_traced_exact']:.3f} of true positives")
+        print(f"  GB codes      exact on {result['gb_code_exact']:.3f} of true positives")
         print(f"  counts        {result['counts']}")
         for line in result.get("misses", []):
             print("   ", line)

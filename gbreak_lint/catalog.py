@@ -46,6 +46,7 @@ class Rule:
     trigger: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     break_kind: str = "none"
     unless_config: str | None = None
+    gb_code_when: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     check: str | None = None  # structural rules: module in gbreak_lint/checks/
     evidence: str = "torch"  # "torch": examples are checked under real Dynamo; "docs": advice
     source: str = ""
@@ -143,6 +144,7 @@ def _load_rule(path: Path) -> Rule:
         suggestion=data.get("suggestion"),
         trigger=MappingProxyType(dict(data.get("trigger") or {})),
         break_kind=data.get("break", "none"), unless_config=data.get("unless_config"),
+        gb_code_when=MappingProxyType(dict(data.get("gb_code_when") or {})),
         check=data.get("check"), evidence=data.get("evidence", "torch"), source=str(path),
     )
 
@@ -160,6 +162,10 @@ def _validate(path: Path, data: dict) -> None:
         raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
     if data.get("evidence", "torch") not in ("torch", "docs"):
         raise CatalogError(f"{path}: evidence must be torch or docs")
+    when = data.get("gb_code_when") or {}
+    if set(when) - {"integer_receiver", "numpy_argument"} or \
+            any(code not in (data.get("gb_codes") or ()) for code in when.values()):
+        raise CatalogError(f"{path}: gb_code_when takes integer_receiver / numpy_argument -> one of gb_codes")
     expected_docs = [DOCS_URL.format(str(c).lower()) for c in data.get("gb_codes") or ()]
     if data.get("docs", expected_docs) != expected_docs:
         raise CatalogError(f"{path}: docs must link the pages of gb_codes: {expected_docs}")

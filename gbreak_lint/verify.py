@@ -20,12 +20,14 @@ CONFIG = "nested_graph_breaks=False"
 class Observed:
     sites: dict  # (abs path, line) -> {"compiles_hit": int, "gb_code": str}
     frames: dict  # (abs path, def line) -> {"function": str, "outcome": str}
+    site_codes: dict = field(default_factory=dict)  # (abs path, line) -> every GB code seen there
 
 
 @dataclass
 class Comparison:
     counts: dict = field(default_factory=lambda: dict.fromkeys(
-        ("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn", "times_exact"), 0))
+        ("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn", "times_exact",
+         "gb_code_exact"), 0))
     rows: list = field(default_factory=list)  # one per site or frame, predicted and/or observed
 
     def figures(self) -> dict:
@@ -36,6 +38,7 @@ class Comparison:
             "frame_precision": ratio(c["frame_tp"], c["frame_tp"] + c["frame_fp"]),
             "frame_recall": ratio(c["frame_tp"], c["frame_tp"] + c["frame_fn"]),
             "times_traced_exact": ratio(c["times_exact"], c["site_tp"]),
+            "gb_code_exact": ratio(c["gb_code_exact"], c["site_tp"]),
         }
 
     def misses(self) -> list[str]:
@@ -49,10 +52,11 @@ def ratio(a: int, b: int) -> float:
 def observed(label: dict, base: Path) -> Observed:
     cfg = label["configs"][CONFIG]
     sites: dict = {}
+    codes: dict = {}
     for g in cfg["graph_breaks"]:
-        _observe_site(sites, base / g["file"], g["line"], g["compiles_hit"], g["gb_code"])
+        _observe_site(sites, base / g["file"], g["line"], g["compiles_hit"], g["gb_code"], codes)
     for g in cfg["library_breaks"]:
-        _observe_site(sites, base / g["user_file"], g["user_line"], g["compiles_hit"], g["gb_code"])
+        _observe_site(sites, base / g["user_file"], g["user_line"], g["compiles_hit"], g["gb_code"], codes)
     frames: dict = {}
     for s in cfg["skipped_frames"]:
         if (s["due_to_graph_break"] or s["category"] == "skip_frame_call") and not s["is_resume"]:
@@ -62,11 +66,13 @@ def observed(label: dict, base: Path) -> Observed:
         if c["partial_then_eager_at"]:
             frames[(str((base / c["file"]).resolve()), c["first_line"])] = {
                 "function": c["function"], "outcome": "partial"}
-    return Observed(sites, frames)
+    return Observed(sites, frames, codes)
 
 
-def _observe_site(sites: dict, path: Path, line: int, hits: int, gb_code) -> None:
+def _observe_site(sites: dict, path: Path, line: int, hits: int, gb_code, codes: dict | None = None) -> None:
     key = (str(path.resolve()), line)
+    if codes is not None:
+        codes.setdefault(key, set()).add(gb_code)
     old = sites.get(key)
     if old is None or hits > old["compiles_hit"]:
         sites[key] = {"compiles_hit": hits, "gb_code": gb_code}
@@ -93,6 +99,8 @@ def compare(obs: Observed, diagnostics: list[dict], root: Path, into: Comparison
         matched.update(hits)
         seen = obs.sites[hits[0]]
         row.update(observed=seen["gb_code"], observed_times=seen["compiles_hit"])
+        if d["gb_code"] in {obs.sites[k]["gb_code"] for k in hits} | set(obs.site_codes.get(hits[0], ())):
+            c["gb_code_exact"] += 1
         if d["times_traced"] == seen["compiles_hit"]:
             c["times_exact"] += 1
         else:
@@ -153,5 +161,6 @@ def render_table(cmp: Comparison, script: str) -> str:
     f = cmp.figures()
     lines += ["", f"break sites: precision {f['site_precision']:.2f}, recall {f['site_recall']:.2f}; "
                   f"frames: precision {f['frame_precision']:.2f}, recall {f['frame_recall']:.2f}; "
-                  f"times_traced exact on {f['times_traced_exact']:.2f} of matched sites"]
+                  f"times_traced exact on {f['times_traced_exact']:.2f} and GB code on "
+                  f"{f['gb_code_exact']:.2f} of matched sites"]
     return "\n".join(lines) + "\n"

@@ -58,3 +58,4 @@ def test_corpus_accuracy_targets():
     assert result["site_precision"] >= 0.95 and result["site_recall"] >= 0.90
     assert result["frame_precision"] >= 0.90 and result["frame_recall"] >= 0.90
     assert result["times_traced_exact"] >= 0.90
+    assert result["gb_code_exact"] >= 0.95

@@ -35,7 +35,7 @@ class CauseMatcher:
         rule = self._cause_rule(node, qual)
         if rule is not None:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
-            b.emit_break(rule, node, detail=name)
+            b.emit_break(rule, node, detail=name, gb_code=self._gb_code(rule, node))
             return
         if self._higher_order(node, qual):
             return
@@ -99,6 +99,17 @@ class CauseMatcher:
                 if self.is_logger(receiver) and self._enabled(rule):
                     return rule
         return None
+
+    def _gb_code(self, rule, node: cst.Call) -> str | None:
+        """Some causes have a different Dynamo code by operand (declared in the rule)."""
+        when = rule.gb_code_when
+        scope = self.b.scope
+        if "integer_receiver" in when and isinstance(node.func, cst.Attribute) \
+                and scope.is_integer_tensor(node.func.value):
+            return when["integer_receiver"]
+        if "numpy_argument" in when and node.args and scope.is_numpy(node.args[0].value):
+            return when["numpy_argument"]
+        return rule.gb_code
 
     def _tensor_or_module(self, expr: cst.BaseExpression) -> bool:
         if self.b.scope.is_tensor(expr):

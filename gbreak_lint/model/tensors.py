@@ -23,6 +23,8 @@ class TensorScope:
         self.tensors = set(tensors)
         self.bool_tensors: set[str] = set()
         self.data_scalars: set[str] = set()  # Python numbers read out of tensors (.item(), float(t))
+        self.numpy_values: set[str] = set()  # numpy arrays (traced as tensors under trace_numpy)
+        self.integer_tensors: set[str] = set()
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
 
@@ -60,6 +62,31 @@ class TensorScope:
             return self.is_bool_tensor(expr.left) or self.is_bool_tensor(expr.right)
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             return expr.func.attr.value == "bool" and self.is_tensor(expr.func.value)
+        return False
+
+    def is_numpy(self, expr: cst.BaseExpression) -> bool:
+        """A numpy array or scalar: `.numpy()` of a tensor, or a numpy call on one."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.numpy_values
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+                return self.is_tensor(func.value)
+            qual = self.qualify(func)
+            if qual is not None and qual.split(".")[0] == "numpy":
+                return any(self.is_numpy(a.value) or self.is_tensor(a.value) for a in expr.args)
+            if isinstance(func, cst.Attribute):  # arr.mean(), arr.std()
+                return self.is_numpy(func.value)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_numpy(expr.left) or self.is_numpy(expr.right)
+        return False
+
+    def is_integer_tensor(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value in self.integer_tensors
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            method = expr.func.attr.value
+            return method in self.k.integer_tensor_methods and self.is_tensor(expr.func.value)
         return False
 
     def is_data_scalar(self, expr: cst.BaseExpression) -> bool:
@@ -129,7 +156,11 @@ class TensorScope:
         is_t = self.is_tensor(value) if tensor is None and value is not None else bool(tensor)
         is_bool = value is not None and self.is_bool_tensor(value)
         is_scalar = value is not None and not is_t and self.is_data_scalar(value)
+        is_np = value is not None and self.is_numpy(value)
+        is_int = value is not None and self.is_integer_tensor(value)
         for name in _target_names(target):
+            (self.numpy_values.add if is_np else self.numpy_values.discard)(name)
+            (self.integer_tensors.add if is_int else self.integer_tensors.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
             if is_t:
                 self.tensors.add(name)
