@@ -117,14 +117,14 @@ class CauseMatcher:
         cls = self.b.resolver.class_of(expr)
         return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
 
-    def is_logger(self, expr: cst.BaseExpression) -> bool:
+    def is_logger(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(expr, cst.Call):
             return self.b.resolver.qualify(expr.func) in LOGGING_FACTORIES
         if isinstance(expr, cst.Name):
             if expr.value in self.b.loggers:
                 return True
-            value = self.b.module.values.get(expr.value)
-            return isinstance(value, cst.Call) and self.is_logger(value)
+            value = self.b.module.values.get(expr.value)  # `logger = logging.getLogger(...)`, `log = logger`
+            return value is not None and depth < 4 and self.is_logger(value, depth + 1)
         if isinstance(expr, cst.Attribute) and self.b.resolver.cls is not None \
                 and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             found = self.env.project.class_attribute(self.b.resolver.cls, expr.attr.value)
