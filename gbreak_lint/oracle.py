@@ -390,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             if "fixes" in main_py.relative_to(program).parts:
                 continue  # rewrite before/after pairs are proven by tests/test_fixes.py
             result = label(main_py, main_py.parent, configs, args.timeout)
+            result.pop("stdout", None)  # labels keep what Dynamo did, not what the program printed
             (main_py.parent / "label.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
             print(f"labelled {main_py.parent}", file=sys.stderr)
         return 0

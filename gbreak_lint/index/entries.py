@@ -23,6 +23,7 @@ class EntryPoint:
     how: str  # "decorator" | "torch.compile(fn)" | "torch.compile(module)" | "module.compile()" | ...
     span: Span | None = None  # the compile call / decorator
     assigned_to: str | None = None  # `model = torch.compile(model)`: the name rebound
+    self_class: str | None = None  # compiling a module instance: its class (forward may be inherited)
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,12 @@ class _EntryFinder(cst.CSTVisitor):
     def line(self, node) -> int:
         return self.module.parsed.line(node)
 
-    def add(self, fn: FunctionInfo | None, node, fullgraph: bool, how: str) -> None:
+    def add(self, fn: FunctionInfo | None, node, fullgraph: bool, how: str,
+            cls: ClassInfo | None = None) -> None:
         if fn is not None:
             self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how,
-                                           self.module.parsed.span(node), self.assigned.get(id(node))))
+                                           self.module.parsed.span(node), self.assigned.get(id(node)),
+                                           cls.qualname if cls is not None else None))
 
     def is_compile(self, qual: str | None) -> bool:
         return qual in self.k.compile_functions
@@ -160,7 +163,7 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)
             if cls is not None:
-                self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()")
+                self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()", cls)
 
     def _wrapped(self, value, node: cst.Call) -> None:
         if isinstance(value, cst.Name):
@@ -190,13 +193,13 @@ class _EntryFinder(cst.CSTVisitor):
     def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
         cls = self.instance_class(value)
         if cls is not None:
-            self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)")
+            self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls)
             return
         target = self.project.lookup(self.qualify(value))
         if isinstance(target, FunctionInfo):
             self.add(target, node, fullgraph, f"{how}(fn)")
         elif isinstance(target, ClassInfo):  # torch.compile(SomeModule) compiles the class call
-            self.add(self.forward_of(target), node, fullgraph, f"{how}(module)")
+            self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
 
@@ -254,7 +257,8 @@ def module_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: s
         for cls in module.classes.values():
             if not project.external_bases(cls) & knowledge.nn_module_bases:
                 continue
-            fn = project.function(cls.methods.get("forward"))
+            fn = project.method(cls, "forward")
             if fn is not None:
-                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "assumed compiled (nn.Module)"))
+                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "assumed compiled (nn.Module)",
+                                      self_class=cls.qualname))
     return tuple(out)

@@ -170,7 +170,7 @@ class CauseMatcher:
             if arg.keyword is not None and arg.keyword.value in by_name:
                 self._bind(arg.keyword.value, arg.value, tensors, bindings)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings)),
-                        target.instance)
+                        target.instance, target.self_class)
 
     def _bind(self, name, value, tensors, bindings) -> None:
         """A tensor argument, or a function passed in (resolvable where it is a plain name)."""

@@ -36,7 +36,8 @@ class FrameBuilder:
         self.parsed = module.parsed
         function = source if isinstance(source, FunctionInfo) else source.parent
         self.function = function
-        self.resolver = CallResolver(env.project, env.knowledge, module, function, dict(key.bindings))
+        self.resolver = CallResolver(env.project, env.knowledge, module, function, dict(key.bindings),
+                                     key.self_class)
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
                                  set(key.tensor_params) | set(inherited),
                                  returns=self._returns, is_module_call=self._is_module_call)

@@ -174,7 +174,7 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     if fn.class_qualname is not None and params and params[0].kind == "positional":
         params = params[1:]
     tensors = frozenset(p.name for p in params if _may_be_tensor(p))
-    return FrameKey(fn.qualname, tensors)
+    return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "")
 
 
 def _may_be_tensor(param) -> bool:

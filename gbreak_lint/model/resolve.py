@@ -15,13 +15,14 @@ class CallTarget:
     function: FunctionInfo
     skip_first_param: bool  # bound method: `self` is not among the call's arguments
     instance: str = ""  # the module instance called (see FrameKey.instance)
+    self_class: str = ""  # the runtime class of `self` in the callee
 
 
 class CallResolver:
     """Resolves call expressions inside one function, given what the frame knows."""
 
     def __init__(self, project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
-                 function: FunctionInfo | None, bindings: dict[str, str]):
+                 function: FunctionInfo | None, bindings: dict[str, str], self_class: str = ""):
         self.project = project
         self.k = knowledge
         self.module = module
@@ -29,7 +30,10 @@ class CallResolver:
         self.bindings = bindings  # parameter name -> function qualname passed in
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
         self.many: set[str] = set()  # locals bound to each element of a module container
-        self.cls = project.klass(function.class_qualname) if function and function.class_qualname else None
+        # the class defining the function (for super()) and the class `self` really is
+        self.defining = project.klass(function.class_qualname) if function and function.class_qualname else None
+        runtime = project.klass(self_class) if self_class else None
+        self.cls = runtime if runtime is not None and self.defining in project.mro(runtime) else self.defining
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         return self.project.qualify(expr, self.module, self.function)
@@ -183,14 +187,14 @@ class CallResolver:
         name = func.attr.value
         value = func.value
         if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                and value.func.value == "super" and self.cls is not None):
-            fn = self.project.method(self.cls, name, after=self.cls.qualname)
-            return CallTarget(fn, True) if fn else None
+                and value.func.value == "super" and self.cls is not None and self.defining is not None):
+            fn = self.project.method(self.cls, name, after=self.defining.qualname)
+            return CallTarget(fn, True, self_class=self.cls.qualname) if fn else None
         owner = self.class_of(value)
         if owner is not None:
             fn = self.project.method(owner, name)
             if fn is not None:
-                return CallTarget(fn, True)
+                return CallTarget(fn, True, self_class=owner.qualname)
             sub = self.class_of(func)
             return self._forward(sub, self.instance_name(func)) if sub is not None else None
         return None
@@ -198,7 +202,7 @@ class CallResolver:
     def _forward(self, cls: ClassInfo, instance: str) -> CallTarget | None:
         method = "forward" if self.is_nn_module(cls) else "__call__"
         fn = self.project.method(cls, method)
-        return CallTarget(fn, True, instance) if fn else None
+        return CallTarget(fn, True, instance, cls.qualname) if fn else None
 
     def instance_name(self, expr: cst.BaseExpression) -> str:
         """A name for the module instance an expression denotes; "*" for container elements."""

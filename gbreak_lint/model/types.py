@@ -26,6 +26,7 @@ class FrameKey:
     tensor_params: frozenset[str] = frozenset()
     bindings: tuple[tuple[str, str], ...] = ()  # parameter -> function qualname passed in
     instance: str = ""  # which module instance `self` is ("self.a"; "*": many, from a container)
+    self_class: str = ""  # the runtime class of `self` (a subclass may override what self.m() calls)
 
 
 @dataclass(frozen=True)
