@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import ChainLink
 from .env import ModelEnv
+from .resolve import CallResolver
 from .types import Ctx, Event, FrameInfo, FrameKey
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
@@ -119,15 +120,14 @@ class Tracer:
         if self.generalized:
             return False
         fn = self.env.project.function(key.qualname)
-        cls = self.env.project.klass(fn.class_qualname) if fn and fn.class_qualname else None
+        owner = key.self_class or (fn.class_qualname if fn else None)
+        cls = self.env.project.klass(owner) if fn and owner else None
         if cls is None or not self._resolver_for(fn).holds_parameters(cls):
             return False
         self.generalized = True
         return True
 
-    def _resolver_for(self, fn):
-        from .resolve import CallResolver
-
+    def _resolver_for(self, fn) -> CallResolver:
         return CallResolver(self.env.project, self.env.knowledge, self.env.project.modules[fn.module], fn, {})
 
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
