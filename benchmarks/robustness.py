@@ -83,7 +83,7 @@ def fix_copy(name: str, folder: Path) -> bool:
         shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
         before = digests(copy)
         cmd = [sys.executable, "-m", "gbreak_lint", "check", str(copy), "--root", str(copy),
-               "--fix", "--unsafe-fixes", "--no-cache", "-q"]
+               "--fix", "--unsafe-fixes", "--no-cache", "-q", "--assume-compiled", "modules"]
         subprocess.run(cmd, cwd=copy, env=ENV, capture_output=True, text=True)
         after = digests(copy)
         changed = [p for p in after if after[p] != before.get(p)]
