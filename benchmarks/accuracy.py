@@ -56,7 +56,9 @@ def score_folder(folder: Path, files: list[Path]) -> tuple[dict, list[str]]:
                 obs.sites[key] = value
         obs.frames.update(one.frames)
         for key, codes in one.site_codes.items():
-            obs.site_codes.setdefault(key, set()).update(codes)
+            merged = obs.site_codes.setdefault(key, {})
+            for code, hits in codes.items():
+                merged[code] = max(merged.get(code, 0), hits)
     compare(obs, diags, folder, cmp)
     return cmp.counts, cmp.misses()
 

@@ -20,7 +20,7 @@ CONFIG = "nested_graph_breaks=False"
 class Observed:
     sites: dict  # (abs path, line) -> {"compiles_hit": int, "gb_code": str}
     frames: dict  # (abs path, def line) -> {"function": str, "outcome": str}
-    site_codes: dict = field(default_factory=dict)  # (abs path, line) -> every GB code seen there
+    site_codes: dict = field(default_factory=dict)  # (abs path, line) -> {GB code: compiles hit}
 
 
 @dataclass
@@ -71,8 +71,9 @@ def observed(label: dict, base: Path) -> Observed:
 
 def _observe_site(sites: dict, path: Path, line: int, hits: int, gb_code, codes: dict | None = None) -> None:
     key = (str(path.resolve()), line)
-    if codes is not None:
-        codes.setdefault(key, set()).add(gb_code)
+    if codes is not None:  # per line: GB code -> compilations that hit it
+        per_code = codes.setdefault(key, {})
+        per_code[gb_code] = max(per_code.get(gb_code, 0), hits)
     old = sites.get(key)
     if old is None or hits > old["compiles_hit"]:
         sites[key] = {"compiles_hit": hits, "gb_code": gb_code}
@@ -97,9 +98,12 @@ def compare(obs: Observed, diagnostics: list[dict], root: Path, into: Comparison
             continue
         c["site_tp"] += 1
         matched.update(hits)
-        seen = obs.sites[hits[0]]
+        seen = dict(obs.sites[hits[0]])
+        per_code = obs.site_codes.get(hits[0], {})
+        if d["gb_code"] in per_code:  # several breaks on one line: compare with the same kind
+            seen = {"gb_code": d["gb_code"], "compiles_hit": per_code[d["gb_code"]]}
         row.update(observed=seen["gb_code"], observed_times=seen["compiles_hit"])
-        if d["gb_code"] in {obs.sites[k]["gb_code"] for k in hits} | set(obs.site_codes.get(hits[0], ())):
+        if d["gb_code"] in {obs.sites[k]["gb_code"] for k in hits} | set(per_code):
             c["gb_code_exact"] += 1
         if d["times_traced"] == seen["compiles_hit"]:
             c["times_exact"] += 1
