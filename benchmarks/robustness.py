@@ -48,7 +48,9 @@ def scan(folder: Path, assume: str) -> dict:
     cmd = [sys.executable, "-m", "gbreak_lint", "check", str(folder), "--root", str(folder),
            "--format", "json", "--exit-zero", "--no-cache", "--assume-compiled", assume]
     start = time.perf_counter()
-    out = subprocess.run(cmd, cwd=folder, env=ENV, capture_output=True, text=True)
+    # not cwd=folder: `python -m` would put the scanned package first on sys.path and let its
+    # modules (flask/json, torch/signal) shadow the standard library's
+    out = subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if out.returncode != 0:
         return {"crashed": True, "stderr": out.stderr[-1500:], "seconds": elapsed}
@@ -84,11 +86,11 @@ def fix_copy(name: str, folder: Path) -> bool:
         before = digests(copy)
         cmd = [sys.executable, "-m", "gbreak_lint", "check", str(copy), "--root", str(copy),
                "--fix", "--unsafe-fixes", "--no-cache", "-q", "--assume-compiled", "modules"]
-        subprocess.run(cmd, cwd=copy, env=ENV, capture_output=True, text=True)
+        subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True)
         after = digests(copy)
         changed = [p for p in after if after[p] != before.get(p)]
         broken = [p for p in changed if not _parses(copy / p)]
-        subprocess.run(cmd, cwd=copy, env=ENV, capture_output=True, text=True)
+        subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True)
         again = digests(copy)
         unstable = [p for p in again if again[p] != after[p]]
         print(f"fix  {name:<28} changed {len(changed):>4} files, broken {len(broken)}, "
@@ -109,17 +111,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fuzz", type=int, default=500)
     ap.add_argument("--corpus", type=Path, action="append", default=[])
     ap.add_argument("--no-site-packages", action="store_true")
+    ap.add_argument("--only", action="append", default=[], help="scan only these site-packages names")
     ap.add_argument("--fix-copy", action="store_true")
     args = ap.parse_args(argv)
     ok = True
     if args.fuzz:
         run_fuzz(args.fuzz)
-    targets = [("stdlib", Path(sysconfig.get_paths()["stdlib"]))]
+    targets = [] if args.only else [("stdlib", Path(sysconfig.get_paths()["stdlib"]))]
     if not args.no_site_packages:
         site = Path(sysconfig.get_paths()["purelib"])
         targets += [(f"site-packages/{p.name}", p) for p in sorted(site.iterdir())
                     if p.is_dir() and not p.name.endswith((".dist-info", ".egg-info", "__pycache__"))
-                    and any(p.rglob("*.py"))]
+                    and any(p.rglob("*.py")) and (not args.only or p.name in args.only)]
     targets += [(c.name, c.resolve()) for c in args.corpus]
     for name, folder in targets:
         ok &= report_scan(name, folder)
