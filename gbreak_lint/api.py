@@ -11,7 +11,7 @@ from . import cache
 from .catalog import Catalog, load_catalog
 from .checks import Thresholds, run_checks
 from .config import Config
-from .diagnostics import Diagnostic, FileError, LintResult
+from .diagnostics import Diagnostic, LintResult
 from .discover import iter_python_files
 from .fix import try_rewrite
 from .index import build_index

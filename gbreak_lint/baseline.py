@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import __version__
 from .diagnostics import LintResult
+from .files import atomic_write
 from .report import relpath
 
 FORMAT_VERSION = 1
@@ -30,7 +29,7 @@ def write_baseline(result: LintResult, path: Path) -> int:
                 "line": d.span.line, "message": d.message} for d in result.diagnostics]
     doc = {"version": FORMAT_VERSION, "tool": {"name": "gbreak-lint", "version": __version__},
            "findings": entries}
-    _atomic_write(path, json.dumps(doc, indent=1) + "\n")
+    atomic_write(path, (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
     return len(entries)
 
 
@@ -50,15 +49,3 @@ def load_baseline(path: Path) -> dict[str, dict]:
     if not isinstance(doc, dict) or doc.get("version") != FORMAT_VERSION:
         raise BaselineError(f"{path}: not a gbreak-lint baseline (version {FORMAT_VERSION})")
     return {e["fingerprint"]: e for e in doc.get("findings", []) if e.get("fingerprint")}
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path = path.resolve()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

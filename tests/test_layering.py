@@ -6,7 +6,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "gbreak_lint"
 # stage -> the stages it must not import
-ORDER = ["diagnostics", "config", "discover", "parse", "knowledge", "catalog", "index", "model",
+ORDER = ["files", "diagnostics", "config", "discover", "parse", "knowledge", "catalog", "index", "model",
          "checks", "report", "fix", "api", "baseline", "verify", "cli"]
 
 

@@ -8,8 +8,6 @@ both). A rewrite whose result does not parse is dropped and reported.
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +15,9 @@ from ..api import Selection, analyse
 from ..catalog import Catalog
 from ..config import Config
 from ..diagnostics import Diagnostic, FileError
+from ..files import atomic_write
 from ..parse import parse_source
+from ..report import relpath
 from . import try_rewrite
 
 MAX_ROUNDS = 25
@@ -38,7 +38,8 @@ class FixReport:
         for path in self.changed():
             old = _text(self.original[path]).splitlines(keepends=True)
             new = _text(self.current[path]).splitlines(keepends=True)
-            out += difflib.unified_diff(old, new, fromfile=f"a/{_rel(path)}", tofile=f"b/{_rel(path)}")
+            name = relpath(path)
+            out += difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}")
         return "".join(out)
 
 
@@ -93,30 +94,5 @@ def write_changes(report: FixReport) -> None:
         atomic_write(Path(path), report.current[path])
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Old or new content, never a partial file: write a sibling temp file, then rename."""
-    mode = path.stat().st_mode
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gbreak-tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
-
-
-def _rel(path: str) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return path
-
-

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..model.tensors import target_names
 from . import enclosing, replace_with_statements
 
 MAX_UNROLL = 8
@@ -130,7 +131,7 @@ def _read(node) -> set[str]:
             names.add(n.value)
 
         def visit_AssignTarget(self, n):
-            if not _target_names(n.target):  # `a[i] = ...` / `a.b = ...` read their base
+            if not target_names(n.target):  # `a[i] = ...` / `a.b = ...` read their base
                 n.target.visit(self)
             return False
 
@@ -161,22 +162,22 @@ def _stored(node) -> set[str]:
 
     class V(cst.CSTVisitor):
         def visit_AssignTarget(self, n):
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AugAssign(self, n):
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AnnAssign(self, n):
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_For(self, n):
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_NamedExpr(self, n):
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AsName(self, n):
-            names.update(_target_names(n.name))
+            names.update(target_names(n.name))
 
         def visit_FunctionDef(self, n):
             return False
@@ -193,20 +194,10 @@ def _always_stored(body) -> set[str]:
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
                     for t in small.targets:
-                        names.update(_target_names(t.target))
+                        names.update(target_names(t.target))
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                    names.update(_target_names(small.target))
+                    names.update(target_names(small.target))
     return names
-
-
-def _target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _read_after(fn, loop, parsed) -> set[str]:

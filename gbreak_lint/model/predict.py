@@ -13,7 +13,7 @@ from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from .env import ModelEnv
 from .placement import PlacementIssue, placement_issues
-from .trace import FrameOutcome, SiteRecord, StrictError, Tracer
+from .trace import FrameOutcome, SiteRecord, Tracer
 from .types import FrameKey
 
 NON_TENSOR_ANNOTATIONS = frozenset({

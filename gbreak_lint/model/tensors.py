@@ -158,7 +158,7 @@ class TensorScope:
         is_scalar = value is not None and not is_t and self.is_data_scalar(value)
         is_np = value is not None and self.is_numpy(value)
         is_int = value is not None and self.is_integer_tensor(value)
-        for name in _target_names(target):
+        for name in target_names(target):
             (self.numpy_values.add if is_np else self.numpy_values.discard)(name)
             (self.integer_tensors.add if is_int else self.integer_tensors.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
@@ -188,14 +188,14 @@ class TensorScope:
         return True
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
+def target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
         names: list[str] = []
         for el in target.elements:
-            names += _target_names(el.value)
+            names += target_names(el.value)
         return names
     if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
+        return target_names(target.value)
     return []
