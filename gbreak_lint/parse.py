@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
-from typing import Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .diagnostics import Diagnostic, FileError, Span
+from .positions import Positions, compute_positions
 
 SYNTAX_ERROR_CODE = "GBL001"
 MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are reported, not parsed
@@ -22,27 +21,173 @@ class SourceTooDeep(RecursionError):
     """Nesting beyond what the analysis (or libcst) can walk; the file is reported, not analysed."""
 
 
-@dataclass(frozen=True)
 class ParsedModule:
-    path: Path
-    module: cst.Module
-    text: str  # the decoded source, for cheap text pre-filters
+    """A parsed file: its path, decoded text and libcst tree.
 
-    @cached_property
-    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+    Made with `lazy=True` (whole-repository scans) the tree is not kept: it comes from the
+    process's `TREES` store, which re-parses the text on demand and keeps a bounded number of
+    trees, so memory does not grow with the repository. Node identity holds within a
+    `TREES.scope()` (a tree used in the scope is kept until it closes).
+    """
+
+    __slots__ = ("path", "text", "_module", "_positions", "_definitions", "__weakref__")
+
+    def __init__(self, path: Path, module: cst.Module | None, text: str):
+        self.path = path
+        self.text = text  # the decoded source, for cheap text pre-filters
+        self._module = module
+        self._positions: Positions | None = None
+        self._definitions: list | None = None
+
+    def __getstate__(self):  # crossing to another process: the text, never the tree
+        return (self.path, self.text)
+
+    def __setstate__(self, state) -> None:
+        self.path, self.text = state
+        self._module, self._positions, self._definitions = None, None, None
+
+    @property
+    def module(self) -> cst.Module:
+        if self._module is not None:
+            return self._module
+        return TREES.entry(self).module
+
+    @property
+    def positions(self) -> Positions:
         """Computed on first use: most modules of a project never need a position."""
-        try:
-            return MappingProxyType(dict(MetadataWrapper(self.module, unsafe_skip_copy=True)
-                                         .resolve(PositionProvider)))
-        except (RecursionError, KeyError):  # libcst turns deep recursion into a KeyError
-            raise SourceTooDeep(f"{self.path}: too deeply nested to analyse") from None
+        if self._module is not None:
+            if self._positions is None:
+                self._positions = _positions_of(self.path, self._module)
+            return self._positions
+        entry = TREES.entry(self)
+        if entry.positions is None:
+            entry.positions = _positions_of(self.path, entry.module)
+        return entry.positions
+
+    def definitions(self) -> list:
+        """Every def and class node of the tree, in source order (how the index finds its nodes)."""
+        if self._module is not None:
+            if self._definitions is None:
+                self._definitions = definition_nodes(self._module)
+            return self._definitions
+        entry = TREES.entry(self)
+        if entry.definitions is None:
+            entry.definitions = definition_nodes(entry.module)
+        return entry.definitions
+
+    def drop_tree(self) -> "ParsedModule":
+        """The same file, its tree from now on made on demand by `TREES`."""
+        return ParsedModule(self.path, None, self.text)
 
     def span(self, node: cst.CSTNode) -> Span:
-        r = self.positions[node]
-        return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        (line, column), (end_line, end_column) = self.positions.raw(node)
+        return Span(line, column + 1, end_line, end_column + 1)
 
     def line(self, node: cst.CSTNode) -> int:
-        return self.positions[node].start.line
+        return self.positions.start_line(node)
+
+
+def _positions_of(path: Path, module: cst.Module) -> Positions:
+    try:
+        return compute_positions(module)
+    except RecursionError:
+        raise SourceTooDeep(f"{path}: too deeply nested to analyse") from None
+
+
+class _Tree:
+    __slots__ = ("module", "positions", "definitions", "size", "owner")
+
+    def __init__(self, module: cst.Module, size: int, owner: ParsedModule):
+        self.module, self.size, self.owner = module, size, owner
+        self.positions: Positions | None = None
+        self.definitions: list | None = None
+
+
+class TreeStore:
+    """Trees of lazily parsed modules: the most recently used ones up to a source-size budget,
+    plus every tree used inside the innermost open `scope()` (so a node looked up twice in one
+    task is the same object, and its positions are found)."""
+
+    def __init__(self, budget_chars: int = 6_000_000):
+        self.budget = budget_chars
+        self._recent: OrderedDict[int, _Tree] = OrderedDict()
+        self._held = 0
+        self._scopes: list[dict[int, _Tree]] = []
+
+    def entry(self, parsed: ParsedModule) -> _Tree:
+        key = id(parsed)
+        tree = self._find(key, parsed)
+        if tree is None:
+            tree = _Tree(cst.parse_module(parsed.text), len(parsed.text), parsed)
+            self._recent[key] = tree
+            self._held += tree.size
+            while self._held > self.budget and len(self._recent) > 1:
+                _, old = self._recent.popitem(last=False)
+                self._held -= old.size
+        if self._scopes:
+            self._scopes[-1].setdefault(key, tree)
+        return tree
+
+    def _find(self, key: int, parsed: ParsedModule) -> _Tree | None:
+        for held in reversed(self._scopes):
+            tree = held.get(key)
+            if tree is not None and tree.owner is parsed:
+                return tree
+        tree = self._recent.get(key)
+        if tree is not None and tree.owner is parsed:
+            self._recent.move_to_end(key)
+            return tree
+        return None
+
+    @contextmanager
+    def scope(self):
+        self._scopes.append({})
+        try:
+            yield
+        finally:
+            self._scopes.pop()
+
+    def clear(self) -> None:
+        self._recent.clear()
+        self._held = 0
+
+
+TREES = TreeStore()
+
+
+def blocks_of(stmt) -> list:
+    """The nested statement blocks of a compound statement (if/for/while/try/with/match), in
+    source order."""
+    blocks = []
+    for attr in ("body", "handlers", "cases", "orelse", "finalbody"):
+        part = getattr(stmt, attr, None)
+        if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            blocks.append(part)
+        elif isinstance(part, (cst.Else, cst.Finally)):
+            blocks.append(part.body)
+        elif isinstance(part, cst.If):  # elif chain
+            blocks += [part.body] + blocks_of(part)[1:]
+        elif isinstance(part, (tuple, list)):  # except handlers, match cases
+            blocks += [item.body for item in part]
+    return blocks
+
+
+def definition_nodes(module: cst.Module) -> list:
+    """Every def and class of a module, in source order (statements only, never expressions)."""
+    out: list = []
+
+    def walk(statements) -> None:
+        for stmt in statements:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                out.append(stmt)
+            if isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for block in blocks_of(stmt):
+                if isinstance(block, cst.IndentedBlock):
+                    walk(block.body)
+
+    walk(module.body)
+    return out
 
 
 @dataclass(frozen=True)

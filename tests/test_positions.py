@@ -1,0 +1,47 @@
+"""gbreak_lint.positions must give exactly libcst's PositionProvider ranges (it is only faster)."""
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from gbreak_lint.positions import compute_positions
+
+REPO = Path(__file__).resolve().parent.parent
+
+ODD_SOURCES = [
+    "x = 1\r\ny = (1,\r\n     2)\r\n",
+    "x = 1\ry = 2\r",
+    "def f(a,\n      b):\n    return a + \\\n        b\n",
+    's = """a\nb\nc"""\nt = f"{s!r:>{10}}"\n',
+    "@dec(1)\n# comment\nclass A(B, metaclass=M):\n\tdef m(self): pass\n",
+    "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\n",
+    "",
+    "\n\n# only a comment",
+    "x = [i for i in range(3) if i]\nlambda: (yield)\n",
+    "with a as b, c as d:\n    try:\n        pass\n    except* E:\n        pass\n",
+]
+
+
+def _same_as_libcst(module: cst.Module) -> None:
+    ours = compute_positions(module)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert set(ours) == set(theirs)
+    for node, rng in theirs.items():
+        assert ours[node] == rng, type(node).__name__
+
+
+@pytest.mark.parametrize("source", ODD_SOURCES)
+def test_odd_sources(source):
+    _same_as_libcst(cst.parse_module(source))
+
+
+def test_every_python_file_of_the_repository():
+    files = [p for p in REPO.rglob("*.py") if ".gbreak_cache" not in p.parts]
+    assert len(files) > 50
+    for path in files:
+        try:
+            module = cst.parse_module(path.read_bytes())
+        except cst.ParserSyntaxError:
+            continue  # the syntax-error fixtures
+        _same_as_libcst(module)
