@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import os
 import re
+import sys
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -14,14 +17,29 @@ from .config import Config
 from .diagnostics import Diagnostic, LintResult
 from .discover import iter_python_files
 from .fix import try_rewrite
-from .index import build_index
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
-from .model.predict import Prediction, predict
-from .parse import parse_file, parse_source
+from .model.predict import Prediction, merge_results, plan_tasks
+from .parse import TREES
+from .pipeline import (MIN_FILES_FOR_WORKERS, build_project, default_jobs, index_files, parallel_map,
+                       run_tasks, shared_state)
 
 NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+
+
+class Stopwatch:
+    """Stage times on stderr when GBREAK_LINT_TIMINGS is set (for benchmarks and bug reports)."""
+
+    def __init__(self):
+        self.enabled = bool(os.environ.get("GBREAK_LINT_TIMINGS"))
+        self.last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        if self.enabled:
+            print(f"gbreak-lint: {stage}: {now - self.last:.2f} s", file=sys.stderr)
+        self.last = now
 
 
 @dataclass(frozen=True)
@@ -45,7 +63,7 @@ class Analysis:
 
 
 def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None,
-               use_cache: bool = True, progress=None) -> LintResult:
+               use_cache: bool = True, progress=None, jobs: int | None = None) -> LintResult:
     """The findings for `paths`, from the project's result cache when nothing changed.
 
     The whole project is analysed (and cached) once; a run on a few files (pre-commit) then
@@ -58,7 +76,7 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     key = cache.cache_key(indexed, repr((config, selection)), config.extra_rules) if use_cache else None
     full = cache.load(config.root, key) if key else None
     if full is None:
-        full = analyse([config.root, *paths], config, selection, progress=progress).result
+        full = analyse([config.root, *paths], config, selection, progress=progress, jobs=jobs).result
         if key:
             cache.store(config.root, key, full)
     wanted = {str(p) for p in reported}
@@ -67,41 +85,46 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
 
 
 def analyse(paths: list[Path], config: Config, selection: Selection | None = None,
-            overlay: dict[str, bytes] | None = None, progress=None) -> Analysis:
+            overlay: dict[str, bytes] | None = None, progress=None, jobs: int | None = None) -> Analysis:
     """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff);
-    `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY)."""
+    `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY);
+    `jobs`: worker processes (default: one per CPU); the result does not depend on it."""
     selection = selection or Selection(config.select, config.ignore)
+    jobs = jobs or default_jobs()
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)
     excludes = config.exclude + config.extend_exclude
     reported = iter_python_files(paths, config.root, excludes)
     indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
     wanted = {str(p) for p in reported}
-    parsed, diagnostics, errors = [], [], []
-    for done, path in enumerate(indexed, 1):
-        if progress is not None:
-            progress(done, len(indexed))
-        outcome = parse_source(path, overlay[str(path)]) if overlay and str(path) in overlay else parse_file(path)
-        if outcome.parsed is not None:
-            parsed.append(outcome.parsed)
-        elif str(path) in wanted:
-            if outcome.diagnostic is not None:
-                diagnostics.append(outcome.diagnostic)
-            if outcome.error is not None:
-                errors.append(outcome.error)
-    index = build_index(parsed, knowledge)
+    modules, diagnostics, errors = [], [], []
+    clock = Stopwatch()
+    for outcome in index_files(indexed, overlay, jobs, progress):
+        if outcome.module is not None:
+            modules.append(outcome.module)
+        elif outcome.path in wanted:
+            diagnostics += [outcome.diagnostic] if outcome.diagnostic is not None else []
+            errors += [outcome.error] if outcome.error is not None else []
+    clock.lap("parse + index files")
+    index = build_project(modules, [], knowledge, jobs)
+    clock.lap("entry points")
     entries = index.entries + named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
-    prediction = predict(index.project, knowledge, catalog, entries, index.configs, index.wrapped)
+    tasks = plan_tasks(index.project, entries, index.configs)
+    results = run_tasks(index.project, knowledge, catalog, tasks, jobs)
+    clock.lap(f"{len(tasks)} Dynamo tasks")
+    prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
     diagnostics += [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
-    sources = {str(p.path): p.text for p in parsed}
+    parsed = {m.path: m.parsed for m in modules}
+    sources = {path: p.text for path, p in parsed.items()}
     kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
-    kept = _offer_fixes(kept, {str(p.path): p for p in parsed}, catalog)
+    kept = _offer_fixes(kept, parsed, catalog, jobs)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
                         tuple(sorted(errors, key=lambda e: e.path)))
+    clock.lap("rules + report")
     return Analysis(result, prediction, catalog)
 
 
@@ -119,17 +142,33 @@ def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[
     return kept
 
 
-def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog) -> list[Diagnostic]:
-    """A rule's fix is offered only where its rewrite applies to this finding."""
-    out = []
-    for d in diagnostics:
+def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog, jobs: int) -> list[Diagnostic]:
+    """A rule's fix is offered only where its rewrite applies to this finding (tried per file,
+    in the workers: each try needs the file's tree)."""
+    by_path: dict[str, list[int]] = {}
+    for i, d in enumerate(diagnostics):
         rule = catalog.get(d.code)
         if d.fix is not None and rule is not None and rule.fix_rewrite:
-            module = parsed.get(d.path)
-            if module is None or try_rewrite(module, d, rule.fix_rewrite) is None:
-                d = replace(d, fix=None)
-        out.append(d)
+            by_path.setdefault(d.path, []).append(i)
+    paths = sorted(by_path)
+    jobs = jobs if len(paths) >= MIN_FILES_FOR_WORKERS else 1
+    work = [[diagnostics[i] for i in by_path[path]] for path in paths]
+    verdicts = parallel_map(_fixes_apply, work, jobs, parsed=parsed, catalog=catalog)
+    out = list(diagnostics)
+    for path, applies in zip(paths, verdicts):
+        for i, ok in zip(by_path[path], applies):
+            if not ok:
+                out[i] = replace(out[i], fix=None)
     return out
+
+
+def _fixes_apply(diagnostics: list[Diagnostic]) -> list[bool]:
+    state = shared_state()
+    module = state["parsed"].get(diagnostics[0].path)
+    with TREES.scope():
+        return [module is not None
+                and try_rewrite(module, d, state["catalog"].get(d.code).fix_rewrite) is not None
+                for d in diagnostics]
 
 
 def fingerprinted(diagnostics, sources, root: Path) -> list[Diagnostic]:

@@ -58,10 +58,12 @@ def cli(ctx: click.Context) -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the .gbreak_cache result cache.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1),
+              help="Worker processes for a scan (default: one per CPU). Results do not depend on it.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
           assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, no_cache,
-          quiet):
+          jobs, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, lint_paths
     from .config import load_config
@@ -79,7 +81,7 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
     progress = _progress_bar() if sys.stderr.isatty() and not quiet else None
-    result = lint_paths(paths, config, selection, use_cache=not no_cache, progress=progress)
+    result = lint_paths(paths, config, selection, use_cache=not no_cache, progress=progress, jobs=jobs)
     if write_baseline:
         from .baseline import write_baseline as write
 

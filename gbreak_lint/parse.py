@@ -114,18 +114,31 @@ class TreeStore:
         self._held = 0
         self._scopes: list[dict[int, _Tree]] = []
 
+    def adopt(self, parsed: ParsedModule) -> ParsedModule:
+        """A lazy handle for an eagerly parsed module, its tree kept while the budget allows."""
+        handle = parsed.drop_tree()
+        tree = self._keep(handle, parsed.module)
+        tree.positions, tree.definitions = parsed._positions, parsed._definitions
+        return handle
+
     def entry(self, parsed: ParsedModule) -> _Tree:
-        key = id(parsed)
-        tree = self._find(key, parsed)
+        tree = self._find(id(parsed), parsed)
         if tree is None:
-            tree = _Tree(cst.parse_module(parsed.text), len(parsed.text), parsed)
-            self._recent[key] = tree
-            self._held += tree.size
-            while self._held > self.budget and len(self._recent) > 1:
-                _, old = self._recent.popitem(last=False)
-                self._held -= old.size
+            tree = self._keep(parsed, cst.parse_module(parsed.text))
         if self._scopes:
-            self._scopes[-1].setdefault(key, tree)
+            self._scopes[-1].setdefault(id(parsed), tree)
+        return tree
+
+    def _keep(self, parsed: ParsedModule, module: cst.Module) -> _Tree:
+        tree = _Tree(module, len(parsed.text), parsed)
+        old = self._recent.pop(id(parsed), None)
+        if old is not None:
+            self._held -= old.size
+        self._recent[id(parsed)] = tree
+        self._held += tree.size
+        while self._held > self.budget and len(self._recent) > 1:
+            _, old = self._recent.popitem(last=False)
+            self._held -= old.size
         return tree
 
     def _find(self, key: int, parsed: ParsedModule) -> _Tree | None:

@@ -6,7 +6,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "gbreak_lint"
 # stage -> the stages it must not import
-ORDER = ["files", "diagnostics", "config", "discover", "parse", "knowledge", "catalog", "index", "model",
+ORDER = ["files", "diagnostics", "config", "discover", "positions", "walk", "parse", "knowledge", "catalog", "index", "model", "pipeline",
          "checks", "report", "fix", "api", "baseline", "verify", "cli"]
 
 

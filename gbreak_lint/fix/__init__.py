@@ -11,6 +11,7 @@ import libcst as cst
 
 from ..diagnostics import Diagnostic
 from ..parse import ParsedModule
+from ..walk import walk
 
 
 def try_rewrite(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> cst.Module | None:
@@ -34,7 +35,7 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
                     found.append(node)
             return True
 
-    parsed.module.visit(V())
+    walk(parsed.module, V())
     return found
 
 

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from ..diagnostics import FileError
 from ..knowledge import Knowledge
 from ..parse import ParsedModule
-from .entries import ConfigSet, EntryPoint, WrappedCompile, find_entries
+from .entries import ConfigSet, EntryFacts, EntryPoint, WrappedCompile, find_entries
 from .project import ProjectIndex
 from .symbols import ModuleIndex, index_module
 
@@ -33,20 +33,31 @@ def internal_error(path: str, stage: str, err: Exception) -> FileError:
 
 
 def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult:
+    """All index stages in this process (the pipeline runs the same steps in workers)."""
+    modules, errors = [], []
+    for p in parsed:
+        mod, error = index_file(p)
+        modules.append(mod) if mod is not None else errors.append(error)
+    project = assemble_project(modules)
+    facts = [entry_facts(project, knowledge, mod) for mod in project.modules.values()]
+    return collect_entry_facts(project, facts, errors)
+
+
+def index_file(parsed: ParsedModule) -> tuple[ModuleIndex | None, FileError | None]:
+    try:
+        return index_module(parsed), None
+    except RecursionError as err:
+        return None, FileError(str(parsed.path), f"file too deeply nested to index ({err})")
+    except Exception as err:  # noqa: BLE001
+        if os.environ.get("GBREAK_LINT_DEBUG"):
+            raise
+        return None, internal_error(str(parsed.path), "indexing", err)
+
+
+def assemble_project(indexed: list[ModuleIndex]) -> ProjectIndex:
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
-    errors: list[FileError] = []
-    for p in parsed:
-        try:
-            mod = index_module(p)
-        except RecursionError as err:
-            errors.append(FileError(str(p.path), f"file too deeply nested to index ({err})"))
-            continue
-        except Exception as err:  # noqa: BLE001
-            if os.environ.get("GBREAK_LINT_DEBUG"):
-                raise
-            errors.append(internal_error(str(p.path), "indexing", err))
-            continue
+    for mod in indexed:
         name = mod.name
         n = 2
         while name in modules:  # two files claim one import name: keep both, imports see the first
@@ -56,24 +67,32 @@ def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult
             mod = _renamed(mod, name)
         modules[name] = mod
         by_path[mod.path] = name
-    project = ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
+    return ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
+
+
+def entry_facts(project: ProjectIndex, knowledge: Knowledge, mod: ModuleIndex) -> EntryFacts | FileError:
+    try:
+        return find_entries(project, knowledge, mod)
+    except RecursionError:
+        return FileError(mod.path, "file too deeply nested to analyse")
+    except Exception as err:  # noqa: BLE001
+        if os.environ.get("GBREAK_LINT_DEBUG"):
+            raise
+        return internal_error(mod.path, "finding compile entry points", err)
+
+
+def collect_entry_facts(project: ProjectIndex, facts: list, errors: list[FileError]) -> IndexResult:
     entries: list[EntryPoint] = []
     configs: list[ConfigSet] = []
     wrapped: list[WrappedCompile] = []
-    for mod in modules.values():
-        try:
-            facts = find_entries(project, knowledge, mod)
-        except RecursionError:
-            errors.append(FileError(mod.path, "file too deeply nested to analyse"))
+    errors = list(errors)
+    for fact in facts:
+        if isinstance(fact, FileError):
+            errors.append(fact)
             continue
-        except Exception as err:  # noqa: BLE001
-            if os.environ.get("GBREAK_LINT_DEBUG"):
-                raise
-            errors.append(internal_error(mod.path, "finding compile entry points", err))
-            continue
-        entries += facts.entries
-        configs += facts.configs
-        wrapped += facts.wrapped
+        entries += fact.entries
+        configs += fact.configs
+        wrapped += fact.wrapped
     return IndexResult(project, tuple(entries), tuple(configs), tuple(errors), tuple(wrapped))
 
 

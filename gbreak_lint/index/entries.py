@@ -1,6 +1,7 @@
 """Compile entry points (every form users write) and the Dynamo config flags a module sets."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -9,6 +10,7 @@ from ..diagnostics import Span
 from ..knowledge import Knowledge
 from .project import ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
+from ..walk import walk
 
 MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
 REORDERABLE = "reorderable:"  # config flag prefix: a logging function Dynamo may reorder
@@ -218,15 +220,41 @@ class EntryFacts:
     wrapped: tuple[WrappedCompile, ...] = ()
 
 
-# Text that every entry point or config switch contains; modules without any are not walked.
-ENTRY_MARKERS = ("compile", "optimize", "_dynamo", "compiler")
+# `x.compile(` / `@torch.compile` / `optimize(`: the text of every compile entry point.
+COMPILE_SYNTAX = re.compile(r"(?P<at>@\s*)?(?<![\w.])(?P<chain>(?:[A-Za-z_]\w*\s*\.\s*)*)"
+                            r"(?P<name>compile|optimize)\b(?P<call>\s*\()?")
+
+
+def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex) -> bool:
+    """A cheap text test before walking a module for entry points and config switches: a
+    `compile`/`optimize` call or decorator not on a non-torch import (`re.compile(...)`), a
+    Dynamo config flag assignment, or `reorderable_logging_functions`. Walking is the costly
+    part of a library scan; most modules mention `compile` only through `re`."""
+    text = module.parsed.text
+    if "reorderable_logging_functions" in text:
+        return True
+    if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):
+        return True
+    for m in COMPILE_SYNTAX.finditer(text):
+        if not (m.group("at") or m.group("call")):
+            continue
+        head = m.group("chain").split(".")[0].strip()
+        if not head:  # a bare `compile(...)`: the builtin unless imported
+            if m.group("name") in module.imports or m.group("name") in module.top_level:
+                return True
+            continue
+        target = module.imports.get(head)
+        if target is None or target.split(".")[0] == "torch" or project.lookup(target) is not None \
+                or target in project.modules:
+            return True
+    return False
 
 
 def find_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
-    if not any(marker in module.parsed.text for marker in ENTRY_MARKERS):
+    if not might_hold_entries(project, knowledge, module):
         return EntryFacts()
     finder = _EntryFinder(project, knowledge, module)
-    module.parsed.module.visit(finder)
+    walk(module.parsed.module, finder)
     return EntryFacts(tuple(finder.entries), tuple(finder.configs), tuple(finder.wrapped))
 
 

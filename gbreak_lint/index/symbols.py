@@ -11,6 +11,7 @@ import libcst as cst
 
 from ..parse import ParsedModule, blocks_of as _blocks
 from .names import dotted, module_name_for, resolve_relative
+from ..walk import walk
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class FunctionInfo:
     def is_generator(self) -> bool:
         """Found on demand: only functions the model reaches need it."""
         finder = _YieldFinder()
-        self.node.body.visit(finder)
+        walk(self.node.body, finder)
         return finder.found
 
 

@@ -39,10 +39,14 @@ class ModelEnv:
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._comprehensions: dict[FrameKey, tuple] = {}
 
-    def op_count(self, qualname: str) -> int:
-        """Tensor ops in a function's own body (the most of any analysed variant)."""
-        return max((sum(1 for e in info.events if e.kind == "op")
-                    for key, info in self._frames.items() if info and key.qualname == qualname), default=0)
+    def op_counts(self) -> dict[str, int]:
+        """Tensor ops in each analysed function's own body (the most of any analysed variant)."""
+        counts: dict[str, int] = {}
+        for key, info in self._frames.items():
+            if info is not None:
+                ops = sum(1 for e in info.events if e.kind == "op")
+                counts[key.qualname] = max(ops, counts.get(key.qualname, 0))
+        return counts
 
     def flag(self, name: str | None) -> bool:
         return name is not None and name in self.flags

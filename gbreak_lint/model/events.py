@@ -10,6 +10,7 @@ from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
 from .types import Ctx, Event, FrameInfo, FrameKey
+from ..walk import walk
 
 COMPREHENSION_NAMES = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
@@ -378,7 +379,7 @@ def _own_return_lines(body, parsed) -> list[int]:
         def visit_Return(self, node):
             lines.append(parsed.line(node))
 
-    body.visit(V())
+    walk(body, V())
     return lines
 
 
@@ -401,7 +402,7 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
 
         def visit_FunctionDef(self, n) -> bool:
             for dec in n.decorators:
-                dec.visit(self)
+                walk(dec, self)
             return False
 
         def visit_ClassDef(self, n) -> bool:
@@ -421,9 +422,9 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
             targets |= _names_read(comp_for.target)
             comp_for = comp_for.inner_for_in
         for part in parts:
-            part.visit(V())
+            walk(part, V())
         return names - targets
-    node.visit(V())
+    walk(node, V())
     return names
 
 

@@ -8,6 +8,7 @@ import libcst as cst
 from ..diagnostics import Span
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
+from ..walk import walk
 
 TRAINING_CALLS = frozenset({"backward", "step", "zero_grad"})
 LOADER_CLASSES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -56,7 +57,7 @@ def placement_issues(project: ProjectIndex, fn: FunctionInfo) -> list[PlacementI
             if qualify(node.func) in FILE_IO_CALLS:
                 add(node, "file-io", qualify(node.func))
 
-    fn.node.visit(Finder())
+    walk(fn.node, Finder())
     return issues
 
 
@@ -79,5 +80,5 @@ def _attribute_calls(body) -> set[str]:
             if isinstance(node.func, cst.Attribute):
                 names.add(node.func.attr.value)
 
-    body.visit(V())
+    walk(body, V())
     return names

@@ -98,17 +98,98 @@ class Prediction:
     function_stats: tuple[FunctionStat, ...] = ()  # breaks and ops per compiled function
 
 
+LIBRARY_ENTRY_KINDS = frozenset({"assumed compiled (nn.Module)", "named entry point"})
+
+
+@dataclass(frozen=True)
+class Task:
+    """Entries simulated together in one Dynamo process (one code cache, one set of flags).
+
+    A program's own compile calls share one task per program (modules connected by imports).
+    Entries the user names or assumes compiled (library code) are each file's own task: a user
+    compiles one model, not all of them, and tasks run independently (in parallel)."""
+
+    entries: tuple[EntryPoint, ...]
+    flags: frozenset[str]
+    library: bool
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    sites: tuple[Site, ...] = ()
+    frames: tuple[Frame, ...] = ()
+    strict_failures: tuple[StrictFailure, ...] = ()
+    nested: tuple[tuple[str, bool], ...] = ()
+    reached: frozenset[str] = frozenset()
+    errors: tuple[FileError, ...] = ()
+    relaxations: tuple[tuple[tuple[str, int], bool], ...] = ()
+    op_counts: tuple[tuple[str, int], ...] = ()
+    generators: tuple[FrameRefData, ...] = ()
+    placement: tuple[PlacementIssue, ...] = ()
+    library: bool = False
+
+
 def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
             entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...],
             wrapped: tuple[WrappedCompile, ...] = ()) -> Prediction:
-    # One program (modules connected by imports) is one Dynamo process: its own caches and flags.
+    """Every task in turn, in this process (`run_task` is what parallel workers call)."""
+    results = [run_task(project, knowledge, catalog, task) for task in plan_tasks(project, entries, configs)]
+    return merge_results(project, entries, configs, wrapped, results)
+
+
+def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
+               configs: tuple[ConfigSet, ...]) -> tuple[Task, ...]:
     component = _import_components(project)
     flags = _flags_by_component(project, configs, component)
-    groups: dict[int, list[EntryPoint]] = {}
+    groups: dict[tuple, list[EntryPoint]] = {}
     for entry in entries:
         fn = project.function(entry.function)
-        if fn is not None:
-            groups.setdefault(component[fn.module], []).append(entry)
+        if fn is None:
+            continue
+        program = component[fn.module]
+        library = entry.how in LIBRARY_ENTRY_KINDS
+        groups.setdefault((library, program, fn.path if library else ""), []).append(entry)
+    return tuple(Task(tuple(sorted(group, key=lambda e: (e.path, e.line))), flags.get(program, frozenset()), library)
+                 for (library, program, _), group in sorted(groups.items()))
+
+
+def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task: Task) -> TaskResult:
+    env = ModelEnv(project, knowledge, catalog, task.flags)
+    nested_on = "nested_graph_breaks" in task.flags
+    tracer = Tracer(env, nested_on)
+    errors: list[FileError] = []
+    for entry in task.entries:
+        try:
+            tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
+        except RecursionError:
+            errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
+        except Exception as err:  # noqa: BLE001
+            if os.environ.get("GBREAK_LINT_DEBUG"):
+                raise
+            errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
+    frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
+    ops = env.op_counts()
+    functions = [(e, project.function(e.function)) for e in task.entries]
+    return TaskResult(
+        sites=tuple(frozen.values()),
+        frames=tuple(_frame(o, frozen[id(o.site)]) for o in tracer.frames.values()),
+        strict_failures=tuple(StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
+                              for e in tracer.strict_errors),
+        nested=tuple((e.function, nested_on) for e in task.entries),
+        reached=frozenset(tracer.reached), errors=tuple(errors),
+        relaxations=tuple(tracer.relaxations.items()),
+        op_counts=tuple((name, ops.get(name, 0)) for name in sorted(tracer.reached)),
+        generators=tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
+                         for e, fn in functions if fn is not None and fn.is_generator),
+        placement=tuple(issue for e, fn in functions if fn is not None and e.how != "named entry point"
+                        for issue in placement_issues(project, fn)),
+        library=task.library)
+
+
+def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...],
+                  wrapped: tuple[WrappedCompile, ...], results: list[TaskResult]) -> Prediction:
+    """One prediction from the tasks' results. A site or frame that library tasks reach again
+    is reported once, with the first entry (in task order) that reaches it."""
     sites: list[Site] = []
     frames: list[Frame] = []
     failures: list[StrictFailure] = []
@@ -117,36 +198,29 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
     errors: list[FileError] = []
     relaxations: dict[tuple[str, int], bool] = {}
     op_counts: dict[str, int] = {}
-    for program, group in sorted(groups.items()):
-        program_flags = flags.get(program, frozenset())
-        env = ModelEnv(project, knowledge, catalog, program_flags)
-        tracer = Tracer(env, "nested_graph_breaks" in program_flags)
-        for entry in sorted(group, key=lambda e: (e.path, e.line)):
-            nested[entry.function] = "nested_graph_breaks" in program_flags
-            try:
-                tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
-            except RecursionError:
-                errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
-            except Exception as err:  # noqa: BLE001
-                if os.environ.get("GBREAK_LINT_DEBUG"):
-                    raise
-                errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
-        frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
-        sites += frozen.values()
-        frames += [_frame(o, frozen[id(o.site)]) for o in tracer.frames.values()]
-        failures += [StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
-                     for e in tracer.strict_errors]
-        reached |= tracer.reached
-        for key, used in tracer.relaxations.items():
+    seen_sites = set()
+    seen_frames = set()
+    for result in results:
+        for site in result.sites:
+            key = (site.rule, site.path, site.span, site.detail)
+            if not (result.library and key in seen_sites):
+                sites.append(site)
+            seen_sites.add(key)
+        for frame in result.frames:
+            key = (frame.path, frame.qualname, frame.outcome, frame.break_span)
+            if not (result.library and key in seen_frames):
+                frames.append(frame)
+            seen_frames.add(key)
+        failures += result.strict_failures
+        nested.update(result.nested)
+        reached |= result.reached
+        errors += result.errors
+        for key, used in result.relaxations:
             relaxations[key] = relaxations.get(key, False) or used
-        for name in tracer.reached:
-            op_counts.setdefault(name, env.op_count(name))
-    generators = tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
-                       for e in entries for fn in [project.function(e.function)]
-                       if fn is not None and fn.is_generator)
-    placement = tuple(issue for e in entries for fn in [project.function(e.function)]
-                      if fn is not None and e.how != "named entry point"
-                      for issue in placement_issues(project, fn))
+        for name, ops in result.op_counts:
+            op_counts[name] = max(ops, op_counts.get(name, 0))
+    generators = tuple(g for r in results for g in r.generators)
+    placement = tuple(dict.fromkeys(p for r in results for p in r.placement))
     return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached),
                       tuple(errors), generators, configs, wrapped, placement,
                       tuple(sorted(k for k, used in relaxations.items() if not used)),

@@ -1,0 +1,137 @@
+"""The stages over a whole repository, spread over worker processes (`--jobs`).
+
+Three parallel steps, each over independent items, so any number of workers gives the same
+result as one: (1) parse + index each file (workers send back the module's symbols, never its
+tree); (2) find the compile entry points of each module; (3) simulate each Dynamo task.
+Steps 2 and 3 need the whole project index: their workers are forked after it is built and
+inherit it. Trees are re-made on demand from the text (`parse.TREES`, bounded), so memory does
+not grow with the repository.
+"""
+from __future__ import annotations
+
+import copyreg
+import multiprocessing
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Callable, Iterable
+
+from .catalog import Catalog
+from .diagnostics import Diagnostic, FileError
+from .index import IndexResult, assemble_project, collect_entry_facts, entry_facts, index_file
+from .index.entries import might_hold_entries
+from .index.project import ProjectIndex
+from .index.symbols import ModuleIndex
+from .knowledge import Knowledge
+from .model.predict import Task, TaskResult, run_task
+from .parse import TREES, parse_file, parse_source
+
+# Below this many files a scan runs in one process: starting workers costs more than it saves.
+MIN_FILES_FOR_WORKERS = 64
+
+
+
+def _read_only(mapping: dict) -> MappingProxyType:
+    return MappingProxyType(mapping)
+
+
+copyreg.pickle(MappingProxyType, lambda m: (_read_only, (dict(m),)))  # the index crosses processes
+
+_SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
+WORKER_CHUNKS = 24  # chunks of work a worker takes before a fresh one replaces it
+WORKER_TREE_BUDGET = 2_500_000  # source characters of trees a worker keeps between tasks
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    path: str
+    module: ModuleIndex | None = None
+    diagnostic: Diagnostic | None = None
+    error: FileError | None = None
+
+
+def default_jobs() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def index_files(paths: list[Path], overlay: dict[str, bytes] | None, jobs: int,
+                progress: Callable[[int, int], None] | None = None) -> list[FileOutcome]:
+    items = [(path, (overlay or {}).get(str(path))) for path in paths]
+    outcomes = []
+    for done, outcome in enumerate(_map(_index_one, items, jobs if len(items) >= MIN_FILES_FOR_WORKERS else 1), 1):
+        if progress is not None:
+            progress(done, len(items))
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
+    path, data = item
+    parsed = parse_source(path, data) if data is not None else parse_file(path)
+    if parsed.parsed is None:
+        return FileOutcome(str(path), diagnostic=parsed.diagnostic, error=parsed.error)
+    handle = TREES.adopt(parsed.parsed)  # later stages re-make the tree if it was dropped
+    with TREES.scope():
+        module, error = index_file(handle)
+    return FileOutcome(str(path), module=module, error=error)
+
+
+def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge: Knowledge,
+                  jobs: int) -> IndexResult:
+    project = assemble_project(modules)
+    candidates = [name for name, mod in project.modules.items() if might_hold_entries(project, knowledge, mod)]
+    facts = parallel_map(_entries_one, candidates, jobs, project=project, knowledge=knowledge)
+    return collect_entry_facts(project, facts, errors)
+
+
+def _entries_one(name: str):
+    project: ProjectIndex = _SHARED["project"]
+    with TREES.scope():
+        return entry_facts(project, _SHARED["knowledge"], project.modules[name])
+
+
+def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tasks: tuple[Task, ...],
+              jobs: int) -> list[TaskResult]:
+    return parallel_map(_task_one, list(range(len(tasks))), jobs, project=project, knowledge=knowledge,
+                        catalog=catalog, tasks=tasks)
+
+
+def _task_one(i: int) -> TaskResult:
+    with TREES.scope():
+        return run_task(_SHARED["project"], _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
+
+
+def parallel_map(fn, items: list, jobs: int, **shared) -> list:
+    """`fn(item)` for each item, in forked workers that see `shared` through `shared_state()`."""
+    _SHARED.clear()
+    _SHARED.update(shared)
+    return list(_map(fn, items, _workers(jobs, len(items))))
+
+
+def shared_state() -> dict:
+    return _SHARED
+
+
+def _workers(jobs: int, items: int) -> int:
+    """Forked workers inherit the index; without fork (Windows, macOS default) one process."""
+    if jobs <= 1 or items < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(jobs, items)
+
+
+def _map(fn, items: list, jobs: int) -> Iterable:
+    """`fn` over `items`, in order; in `jobs` worker processes when that is more than one."""
+    if jobs <= 1 or len(items) < 2:
+        yield from map(fn, items)
+        return
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    chunk = max(1, min(16, len(items) // (jobs * 8)))
+    # Workers are replaced after a while: Python keeps the memory of freed trees, so a worker
+    # that lived through many files would grow towards the size of all of them.
+    with context.Pool(jobs, initializer=_worker_start, maxtasksperchild=WORKER_CHUNKS) as pool:
+        yield from pool.imap(fn, items, chunksize=chunk)
+
+
+def _worker_start() -> None:
+    TREES.budget = WORKER_TREE_BUDGET

@@ -1,0 +1,124 @@
+"""Repository-scale scanning: worker processes, lazily re-made trees, the entry pre-filter."""
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from gbreak_lint.api import analyse
+from gbreak_lint.config import Config
+from gbreak_lint.index import build_index
+from gbreak_lint.index.entries import might_hold_entries
+from gbreak_lint.knowledge import load_profile
+from gbreak_lint.parse import TreeStore, parse_source
+from gbreak_lint.pipeline import MIN_FILES_FOR_WORKERS
+
+KNOWLEDGE = load_profile("2.13")
+
+LAYER = '''import torch
+from torch import nn
+from .util import helper
+
+
+class Block{n}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.lin(x)
+        if {n} % 3 == 0:
+            print("block {n}")
+        for i in range(2):
+            y = helper(y)
+        return y.sum().item() if {n} % 5 == 0 else y
+'''
+UTIL = '''import torch
+
+
+def helper(t):
+    torch._dynamo.graph_break()
+    return t * 2
+'''
+
+
+def make_library(root: Path, layers: int) -> Path:
+    pkg = root / "lib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "util.py").write_text(UTIL)
+    for n in range(layers):
+        (pkg / f"layer{n}.py").write_text(LAYER.format(n=n))
+    return pkg
+
+
+def scan(root: Path, jobs: int):
+    config = Config(root=root, assume_compiled="modules")
+    return analyse([root], config, jobs=jobs)
+
+
+def test_workers_give_the_same_findings_as_one_process(tmp_path):
+    make_library(tmp_path, MIN_FILES_FOR_WORKERS + 6)
+    one = scan(tmp_path, 1).result
+    two = scan(tmp_path, 2).result
+    assert one.diagnostics and one == two
+    codes = {d.code for d in one.diagnostics}
+    assert {"GBL301", "GBL303"} <= codes  # print and .item() in forwards
+    # the helper's break is reported once, not once per layer that reaches it
+    helper_breaks = [d for d in one.diagnostics if d.path.endswith("util.py") and d.kind == "graph-break"]
+    assert len(helper_breaks) == 1
+
+
+def test_trees_are_remade_on_demand_within_a_budget(tmp_path, monkeypatch):
+    """A scan larger than the tree budget still finds everything: trees dropped after indexing
+    are parsed again from the text when the model needs them."""
+    make_library(tmp_path, 12)
+    expected = scan(tmp_path, 1).result
+    tiny = TreeStore(budget_chars=1)
+    monkeypatch.setattr("gbreak_lint.parse.TREES", tiny)
+    monkeypatch.setattr("gbreak_lint.pipeline.TREES", tiny)
+    monkeypatch.setattr("gbreak_lint.api.TREES", tiny)
+    assert scan(tmp_path, 1).result == expected
+
+
+def test_node_identity_holds_inside_a_scope():
+    store = TreeStore(budget_chars=1)
+    a = parse_source(Path("a.py"), b"def f():\n    return 1\n").parsed.drop_tree()
+    b = parse_source(Path("b.py"), b"def g():\n    return 2\n").parsed.drop_tree()
+    with store.scope():
+        first = store.entry(a).module
+        store.entry(b)  # evicts a from the recent trees, not from the open scope
+        assert store.entry(a).module is first
+    assert store.entry(a).module is not first  # re-made once the scope closed and it was evicted
+
+
+def _module(source: str):
+    parsed = parse_source(Path("m.py"), source.encode()).parsed
+    index = build_index([parsed], KNOWLEDGE)
+    return index.project, next(iter(index.project.modules.values()))
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import re\nP = re.compile('x')\n", False),
+    ("x = compile('1', 'f', 'eval')\n", False),
+    ("import torch\nf = torch.compile(g)\n", True),
+    ("import torch\n@torch.compile\ndef f(x):\n    return x\n", True),
+    ("from torch import compile\nf = compile(g)\n", True),
+    ("def run(model):\n    model.compile()\n", True),
+    ("import torch\ntorch._dynamo.config.nested_graph_breaks = True\n", True),
+    ("import torch._dynamo\nopt = torch._dynamo.optimize('eager')(f)\n", True),
+    ("import regex as rx\nP = rx.compile('x')\n", False),
+])
+def test_entry_prefilter(source, expected):
+    project, module = _module(source)
+    assert might_hold_entries(project, KNOWLEDGE, module) is expected
+
+
+def test_index_nodes_are_found_by_ordinal_after_a_reparse():
+    source = "class A:\n    def f(self):\n        def inner():\n            pass\n\n\ndef g():\n    pass\n"
+    parsed = parse_source(Path("m.py"), source.encode()).parsed
+    index = build_index([parsed], KNOWLEDGE)
+    fns = index.project.modules["m"].functions
+    assert {q: f.def_line for q, f in fns.items()} == {"m.A.f": 2, "m.A.f.inner": 3, "m.g": 7}
+    lazy = parsed.drop_tree()
+    assert isinstance(lazy.definitions()[fns["m.g"].ordinal], cst.FunctionDef)
+    assert lazy.definitions()[fns["m.g"].ordinal].name.value == "g"
