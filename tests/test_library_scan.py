@@ -122,3 +122,33 @@ def test_index_nodes_are_found_by_ordinal_after_a_reparse():
     lazy = parsed.drop_tree()
     assert isinstance(lazy.definitions()[fns["m.g"].ordinal], cst.FunctionDef)
     assert lazy.definitions()[fns["m.g"].ordinal].name.value == "g"
+
+
+@pytest.mark.parametrize("source", [
+    "def f():\n    '''\ndef g():\n    '''\n    return 1\n",  # a def inside a docstring
+    "class A:\r\n    def m(self):\r\n        pass\r\n",
+    "@dec\nasync  def f():\n    pass\nif x:\n    class B: pass\n",
+    "x = 1\rdef f(): pass\r",
+])
+def test_definition_lines_agree_with_libcst_positions(source):
+    parsed = parse_source(Path("m.py"), source.encode()).parsed
+    index = build_index([parsed], KNOWLEDGE)
+    module = next(iter(index.project.modules.values()))
+    infos = list(module.functions.values()) + list(module.classes.values())
+    assert infos
+    for info in infos:
+        assert info.def_line == parsed.line(info.node.name), info.qualname
+
+
+def test_definition_lines_on_every_file_of_the_repository():
+    repo = Path(__file__).resolve().parent.parent
+    checked = 0
+    for path in sorted(repo.rglob("*.py")):
+        outcome = parse_source(path, path.read_bytes())
+        if outcome.parsed is None:
+            continue
+        module = next(iter(build_index([outcome.parsed], KNOWLEDGE).project.modules.values()))
+        for info in [*module.functions.values(), *module.classes.values()]:
+            assert info.def_line == outcome.parsed.line(info.node.name), (path, info.qualname)
+            checked += 1
+    assert checked > 500
