@@ -80,7 +80,7 @@ class ParsedModule:
         return ParsedModule(self.path, None, self.text)
 
     def span(self, node: cst.CSTNode) -> Span:
-        (line, column), (end_line, end_column) = self.positions.raw(node)
+        line, column, end_line, end_column = self.positions.raw(node)
         return Span(line, column + 1, end_line, end_column + 1)
 
     def line(self, node: cst.CSTNode) -> int:

@@ -39,8 +39,9 @@ def _read_only(mapping: dict) -> MappingProxyType:
 copyreg.pickle(MappingProxyType, lambda m: (_read_only, (dict(m),)))  # the index crosses processes
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
-WORKER_CHUNKS = 24  # chunks of work a worker takes before a fresh one replaces it
-WORKER_TREE_BUDGET = 2_500_000  # source characters of trees a worker keeps between tasks
+CHUNKS_PER_WORKER = 8  # contiguous runs of items (neighbouring files share imports: fewer re-parses)
+WORKER_CHUNKS = 4  # chunks a worker takes before a fresh one replaces it
+WORKER_TREE_BUDGET = 4_000_000  # source characters of trees a worker keeps between tasks
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def _map(fn, items: list, jobs: int) -> Iterable:
         yield from map(fn, items)
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    chunk = max(1, min(16, len(items) // (jobs * 8)))
+    chunk = max(1, len(items) // (jobs * CHUNKS_PER_WORKER))
     # Workers are replaced after a while: Python keeps the memory of freed trees, so a worker
     # that lived through many files would grow towards the size of all of them.
     with context.Pool(jobs, initializer=_worker_start, maxtasksperchild=WORKER_CHUNKS) as pool:

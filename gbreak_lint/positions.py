@@ -14,7 +14,16 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange
 
-Point = tuple[int, int]  # (line 1-based, column 0-based), as libcst counts
+Range = tuple[int, int, int, int]  # start line, start column, end line, end column (as libcst)
+
+# Whitespace and punctuation: ~65% of a tree's nodes, never a finding's location. Their
+# positions are not kept (memory: a worker keeps positions for every tree it holds).
+TRIVIA = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.TrailingWhitespace,
+    cst.EmptyLine, cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+    cst.LeftCurlyBrace, cst.RightCurlyBrace,
+})
 
 
 class _SyntacticPosition:
@@ -30,10 +39,10 @@ class _SyntacticPosition:
         self.start = (self.state.line, self.state.column)
 
     def __exit__(self, *exc) -> bool:
-        computed = self.state.computed
-        start = computed[self.start_node][0] if self.start_node is not None else self.start
-        end = computed[self.end_node][1] if self.end_node is not None else (self.state.line, self.state.column)
-        computed[self.node] = (start, end)
+        state = self.state
+        start = state.range_of(self.start_node)[:2] if self.start_node is not None else self.start
+        end = state.range_of(self.end_node)[2:] if self.end_node is not None else (state.line, state.column)
+        (state.trivia if type(self.node) in TRIVIA else state.computed)[self.node] = start + end
         return False
 
 
@@ -43,8 +52,13 @@ class _PositionState(CodegenState):
     def __init__(self, module: cst.Module):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.line, self.column = 1, 0
-        self.stack: list[Point] = []
-        self.computed: dict[cst.CSTNode, tuple[Point, Point]] = {}
+        self.stack: list[tuple[int, int]] = []
+        self.computed: dict[cst.CSTNode, Range] = {}
+        self.trivia: dict[cst.CSTNode, Range] = {}  # only while computing (a parent may end at a `)`)
+
+    def range_of(self, node: cst.CSTNode) -> Range:
+        found = self.computed.get(node)
+        return found if found is not None else self.trivia[node]
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -68,27 +82,28 @@ class _PositionState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self.stack.pop()
-        if node not in self.computed:  # a syntactic position recorded inside wins
-            self.computed[node] = (start, (self.line, self.column))
+        table = self.trivia if type(node) in TRIVIA else self.computed
+        if node not in table:  # a syntactic position recorded inside wins
+            table[node] = (*start, self.line, self.column)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _SyntacticPosition:
         return _SyntacticPosition(self, node, start_node, end_node)
 
 
 class Positions(Mapping):
-    """node -> libcst `CodeRange`, built on access."""
+    """node -> libcst `CodeRange`, built on access (not for whitespace/punctuation nodes)."""
 
-    def __init__(self, raw: dict[cst.CSTNode, tuple[Point, Point]]):
+    def __init__(self, raw: dict[cst.CSTNode, Range]):
         self._raw = raw
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        (sl, sc), (el, ec) = self._raw[node]
+        sl, sc, el, ec = self._raw[node]
         return CodeRange((sl, sc), (el, ec))
 
     def start_line(self, node: cst.CSTNode) -> int:
-        return self._raw[node][0][0]
+        return self._raw[node][0]
 
-    def raw(self, node: cst.CSTNode) -> tuple[Point, Point]:
+    def raw(self, node: cst.CSTNode) -> Range:
         return self._raw[node]
 
     def __iter__(self) -> Iterator[cst.CSTNode]:
