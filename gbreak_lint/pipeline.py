@@ -40,7 +40,7 @@ copyreg.pickle(MappingProxyType, lambda m: (_read_only, (dict(m),)))  # the inde
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
 CHUNKS_PER_WORKER = 8  # contiguous runs of items (neighbouring files share imports: fewer re-parses)
-WORKER_CHUNKS = 4  # chunks a worker takes before a fresh one replaces it
+WORKER_CHUNKS = None  # chunks a worker takes before a fresh one replaces it (None: never)
 WORKER_TREE_BUDGET = 4_000_000  # source characters of trees a worker keeps between tasks
 
 
