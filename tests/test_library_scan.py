@@ -152,3 +152,42 @@ def test_definition_lines_on_every_file_of_the_repository():
             assert info.def_line == outcome.parsed.line(info.node.name), (path, info.qualname)
             checked += 1
     assert checked > 500
+
+
+INFERRED = '''import torch
+from torch import nn
+
+
+class Loud(nn.Module):
+    def forward(self, x):
+        print("loud")
+        return x
+
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Net(nn.Module):
+    def __init__(self, wide, block=Loud):
+        super().__init__()
+        cls = Loud if wide else Loud
+        self.a = cls()
+        self.b = block()
+        self.c = (Quiet if wide else Loud)()
+
+    def forward(self, x):
+        return self.c(self.b(self.a(x)))
+'''
+
+
+def test_attribute_classes_inferred_by_astroid(tmp_path):
+    """Aliases, default-argument classes: astroid finds the class the names alone do not; an
+    ambiguous value (Quiet or Loud) is not guessed."""
+    (tmp_path / "net.py").write_text(INFERRED)
+    config = Config(root=tmp_path, entry_points=("net:Net.forward",))
+    result = analyse([tmp_path], config, jobs=1).result
+    prints = [d for d in result.diagnostics if d.code == "GBL303"]
+    assert [d.span.line for d in prints] == [7]
+    assert prints[0].entry == "net.Net.forward"

@@ -7,6 +7,7 @@ from typing import Mapping
 
 import libcst as cst
 
+from .inference import ProjectInference
 from .names import dotted
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 
@@ -182,6 +183,16 @@ class ProjectIndex:
             if name in c.methods:
                 return self.function(c.methods[name])
         return None
+
+    def inferred_attribute_class(self, cls: ClassInfo, attr: str) -> ClassInfo | None:
+        """The project class of `self.<attr>` when the names alone cannot tell (astroid's
+        inference); only when every value it infers is that one class."""
+        inference = self.__dict__.get("_inference")
+        if inference is None:
+            inference = ProjectInference(self)
+            object.__setattr__(self, "_inference", inference)
+        names = set(inference.attribute_classes(cls, attr))
+        return self.klass(names.pop()) if len(names) == 1 else None
 
     def class_attribute(self, cls: ClassInfo, attr: str) -> tuple[ClassInfo, cst.BaseExpression] | None:
         for c in self.mro(cls):

@@ -6,6 +6,7 @@ from collections import defaultdict
 from ..catalog import Catalog
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
+from .compiling import CompileTimeValues
 from .types import FrameInfo, FrameKey
 
 TRIGGER_INDEXES = {
@@ -36,6 +37,7 @@ class ModelEnv:
                 index = getattr(self, TRIGGER_INDEXES[key])
                 for name in value:
                     index[name].append(rule)
+        self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates)
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._comprehensions: dict[FrameKey, tuple] = {}
 

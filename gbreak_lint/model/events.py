@@ -136,15 +136,24 @@ class FrameBuilder:
 
     def stmt_If(self, node: cst.If) -> None:
         self.expr(node.test)
-        self.truthiness(node.test)
-        if self._skipped_guard(node):
+        known = self.compile_time(node.test)
+        if known is None:
+            self.truthiness(node.test)
+            if self._skipped_guard(node):
+                return
+        if known is not False:
+            self.block(node.body)
+        if known is True:
             return
-        self.block(node.body)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self.stmt_If(orelse)
         elif isinstance(orelse, cst.Else):
             self.block(orelse.body)
+
+    def compile_time(self, expr: cst.BaseExpression) -> bool | None:
+        """The value of a condition while Dynamo traces, when it is fixed (is_compiling())."""
+        return self.env.compile_time.value(expr, self.resolver.qualify)
 
     def _skipped_guard(self, node: cst.If) -> bool:
         """`if torch.isnan(loss).any(): print(...)` / `if self.config.debug: print(...)`: an if
@@ -238,12 +247,19 @@ class FrameBuilder:
             return
         elif isinstance(node, cst.IfExp):
             self.expr(node.test)
-            self.truthiness(node.test)
-            self.expr(node.body)
-            self.expr(node.orelse)
+            known = self.compile_time(node.test)
+            if known is None:
+                self.truthiness(node.test)
+            if known is not False:
+                self.expr(node.body)
+            if known is not True:
+                self.expr(node.orelse)
         elif isinstance(node, cst.BooleanOperation):
             self.expr(node.left)
-            self.truthiness(node.left, compound=False)
+            if self.env.compile_time.short_circuits(node, self.resolver.qualify):
+                return  # `is_compiling() or x`: the right side never runs under Dynamo
+            if self.compile_time(node.left) is None:
+                self.truthiness(node.left, compound=False)
             self.expr(node.right)
         elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
             self.expr(node.expression)
@@ -274,7 +290,8 @@ class FrameBuilder:
     def truthiness(self, test: cst.BaseExpression, hits: int = 1, compound: bool = True) -> None:
         """Python asks a value for its truth here: a tensor value is a data-dependent jump."""
         if compound and isinstance(test, cst.BooleanOperation):
-            self.truthiness(test.right, hits)  # the left side was checked when it was evaluated
+            if not self.env.compile_time.short_circuits(test, self.resolver.qualify):
+                self.truthiness(test.right, hits)  # the left side was checked when it was evaluated
             return
         if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return

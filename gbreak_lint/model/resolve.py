@@ -58,11 +58,21 @@ class CallResolver:
             if found is None:
                 return None
             holder, value = found
-            return self._instantiated_in(value, holder)
+            return self._instantiated_in(value, holder) or self._inferred(value, holder, expr.attr.value)
         return None
 
     def instantiated_class(self, value: cst.BaseExpression) -> ClassInfo | None:
         return self.project.created_class(value, self.module, self.function)
+
+    def _inferred(self, value: cst.BaseExpression, holder: ClassInfo, attr: str) -> ClassInfo | None:
+        """astroid, for an instantiation the names do not resolve (`cls(config)` with `cls` a
+        local alias or a default argument, `A() if c else B()`)."""
+        call = value.body if isinstance(value, cst.IfExp) else value
+        if not isinstance(call, cst.Call) or self.project.lookup(self.qualify(call.func)) is not None:
+            return None
+        if self.qualify(call.func) and not isinstance(value, cst.IfExp):
+            return None  # a known outside name (torch.nn.Linear, ...): nothing to infer
+        return self.project.inferred_attribute_class(holder, attr)
 
     def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
         return self.project.created_class(value, self.project.modules[holder.module])
