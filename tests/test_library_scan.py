@@ -169,6 +169,16 @@ class Quiet(nn.Module):
         return x * 2
 
 
+class Chatty(nn.Module):
+    def forward(self, x):
+        print("chatty")
+        return x
+
+
+def pick():
+    return Chatty
+
+
 class Net(nn.Module):
     def __init__(self, wide, block=Loud):
         super().__init__()
@@ -176,18 +186,20 @@ class Net(nn.Module):
         self.a = cls()
         self.b = block()
         self.c = (Quiet if wide else Loud)()
+        made = pick()
+        self.d = made()
 
     def forward(self, x):
-        return self.c(self.b(self.a(x)))
+        return self.d(self.c(self.b(self.a(x))))
 '''
 
 
 def test_attribute_classes_inferred_by_astroid(tmp_path):
-    """Aliases, default-argument classes: astroid finds the class the names alone do not; an
-    ambiguous value (Quiet or Loud) is not guessed."""
+    """Aliases and default-argument classes are followed; a class returned by a helper is
+    found by astroid; an ambiguous value (Quiet or Loud) is not guessed."""
     (tmp_path / "net.py").write_text(INFERRED)
     config = Config(root=tmp_path, entry_points=("net:Net.forward",))
     result = analyse([tmp_path], config, jobs=1).result
     prints = [d for d in result.diagnostics if d.code == "GBL303"]
-    assert [d.span.line for d in prints] == [7]
-    assert prints[0].entry == "net.Net.forward"
+    assert [d.span.line for d in prints] == [7, 18]
+    assert {d.entry for d in prints} == {"net.Net.forward"}

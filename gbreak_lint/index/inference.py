@@ -30,6 +30,15 @@ class ProjectInference:
     def __init__(self, project: "ProjectIndex"):
         self.project = project
         self.built: dict[str, object] = {}
+        self.answers: dict[tuple[str, str], str | None] = {}
+
+    def attribute_class(self, cls: "ClassInfo", attr: str) -> str | None:
+        """The one class `self.<attr>` can be, or None (unknown, or several)."""
+        key = (cls.qualname, attr)
+        if key not in self.answers:
+            names = set(self.attribute_classes(cls, attr))
+            self.answers[key] = names.pop() if len(names) == 1 else None
+        return self.answers[key]
 
     def attribute_classes(self, cls: "ClassInfo", attr: str) -> list[str]:
         """Qualified names of the classes `self.<attr>` is an instance of, as far as astroid can

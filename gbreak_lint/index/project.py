@@ -191,8 +191,7 @@ class ProjectIndex:
         if inference is None:
             inference = ProjectInference(self)
             object.__setattr__(self, "_inference", inference)
-        names = set(inference.attribute_classes(cls, attr))
-        return self.klass(names.pop()) if len(names) == 1 else None
+        return self.klass(inference.attribute_class(cls, attr))
 
     def class_attribute(self, cls: ClassInfo, attr: str) -> tuple[ClassInfo, cst.BaseExpression] | None:
         for c in self.mro(cls):

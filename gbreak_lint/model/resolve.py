@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..walk import walk
+
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
@@ -65,14 +67,54 @@ class CallResolver:
         return self.project.created_class(value, self.module, self.function)
 
     def _inferred(self, value: cst.BaseExpression, holder: ClassInfo, attr: str) -> ClassInfo | None:
-        """astroid, for an instantiation the names do not resolve (`cls(config)` with `cls` a
-        local alias or a default argument, `A() if c else B()`)."""
-        call = value.body if isinstance(value, cst.IfExp) else value
-        if not isinstance(call, cst.Call) or self.project.lookup(self.qualify(call.func)) is not None:
+        """An instantiation the names do not resolve: `block(dim)` with `block=Block` a default
+        argument of `__init__` (its default is the class), `A() if c else A()`, else astroid
+        for a local alias (`cls = A if c else A; self.x = cls()`)."""
+        if isinstance(value, cst.IfExp):
+            either = [self._instantiated_in(v, holder) or self._inferred(v, holder, attr)
+                      for v in (value.body, value.orelse)]
+            return either[0] if either[0] is not None and either[0] is either[1] else None
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name) or self.qualify(value.func):
+            return None  # not a call of a bare name, or one the names resolve (torch.nn.Linear, ...)
+        init = self.project.function(holder.methods.get("__init__"))
+        param = next((p for p in init.params if p.name == value.func.value), None) if init else None
+        if param is not None:  # what a caller passes is unknown; the default is the best guess
+            module = self.project.modules[holder.module]
+            default = self.project.qualify(param.default, module) if param.default is not None else None
+            return self.project.klass(default)
+        if init is None:
             return None
-        if self.qualify(call.func) and not isinstance(value, cst.IfExp):
-            return None  # a known outside name (torch.nn.Linear, ...): nothing to infer
+        values = self._alias_values(init, value.func.value)
+        module = self.project.modules[init.module]
+        direct = [self._class_named(v, module, init) for v in values]
+        if direct and direct[0] is not None and all(c is direct[0] for c in direct):
+            return direct[0]  # `cls = A if wide else A`, `cls = partial(A, k=1)`
+        names = [n for v in values for n in _name_nodes(v)]
+        if not any(self.project.lookup(self.project.qualify(n, module, init)) for n in names):
+            return None  # astroid is slow: only asked when project code can give the answer
         return self.project.inferred_attribute_class(holder, attr)
+
+    def _class_named(self, expr, module, init) -> ClassInfo | None:
+        """The project class an alias value names: `A`, `pkg.A`, `A if c else A`, `partial(A, ...)`."""
+        if isinstance(expr, cst.IfExp):
+            a, b = self._class_named(expr.body, module, init), self._class_named(expr.orelse, module, init)
+            return a if a is b else None
+        if isinstance(expr, cst.Call) and self.project.qualify(expr.func, module, init) == "functools.partial" \
+                and expr.args:
+            return self._class_named(expr.args[0].value, module, init)
+        return self.project.klass(self.project.qualify(expr, module, init))
+
+    def _alias_values(self, init, alias: str) -> list:
+        """The values `__init__` assigns to a local name."""
+        found = []
+
+        class Assigned(cst.CSTVisitor):
+            def visit_Assign(_, node: cst.Assign) -> None:
+                if any(isinstance(t.target, cst.Name) and t.target.value == alias for t in node.targets):
+                    found.append(node.value)
+
+        walk(init.node.body, Assigned())
+        return found
 
     def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
         return self.project.created_class(value, self.project.modules[holder.module])
@@ -236,3 +278,19 @@ class CallResolver:
                 if sub is not None and sub is not cls and self.is_nn_module(sub):
                     return True
         return False
+
+
+def _name_nodes(expr: cst.CSTNode) -> list:
+    """Names and dotted names an expression mentions (candidates for classes)."""
+    out = []
+
+    class V(cst.CSTVisitor):
+        def visit_Attribute(_, node: cst.Attribute) -> bool:
+            out.append(node)
+            return False
+
+        def visit_Name(_, node: cst.Name) -> None:
+            out.append(node)
+
+    walk(expr, V())
+    return out
