@@ -2,9 +2,9 @@
 
 `self.attn = attn_cls(config)` with `attn_cls = A if cond else B`, a class passed as a default
 argument (`norm_layer=LayerNorm`), a factory with several returns: the name resolution of the
-index gives up on these; astroid infers them. It sees only the project: every module astroid
-asks for is built from the text the index already holds (never read from sys.path, never
-imported or executed); anything else is unknown to it. Used lazily, for the few attributes
+index gives up on these; astroid infers them. It sees one module at a time: the class's
+module, built from the text the index already holds (never read from sys.path, never imported
+or executed); anything imported is unknown to it (the index's names resolve imports). Used lazily, for the few attributes
 that need it, and cached per project.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ class ProjectInference:
         tell; empty when it cannot."""
         if astroid is None:
             return []
-        with _project_only(self):
+        with _one_module(self, cls.module):
             try:
                 klass = self._class_node(cls)
                 if klass is None:
@@ -86,11 +86,14 @@ class ProjectInference:
         return self.built[name]
 
 
-class _project_only:
-    """While inferring, astroid's module lookups see the project's modules and nothing else."""
+class _one_module:
+    """While inferring, astroid's module lookups see the class's own module and nothing else:
+    building modules is what astroid spends its time on, and what is imported from elsewhere is
+    what the index's names already resolve."""
 
-    def __init__(self, inference: ProjectInference):
+    def __init__(self, inference: ProjectInference, module: str):
         self.inference = inference
+        self.module = module
 
     def __enter__(self):
         manager = astroid.MANAGER
@@ -100,9 +103,9 @@ class _project_only:
         def lookup(modname, context_file=None, use_cache=True):
             if modname == "builtins":  # astroid's own model of the builtins, made at its import
                 return self.saved(modname, context_file, use_cache)
-            module = inference.module_node(modname) if modname else None
+            module = inference.module_node(modname) if modname == self.module else None
             if module is None:
-                raise astroid.AstroidImportError(f"{modname} is not part of the scanned project")
+                raise astroid.AstroidImportError(f"{modname}: not looked at by gbreak-lint's inference")
             return module
 
         manager.ast_from_module_name = lookup

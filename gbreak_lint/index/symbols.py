@@ -64,6 +64,7 @@ class ClassInfo:
     bases: tuple[cst.BaseExpression, ...]
     methods: Mapping[str, str]  # method name -> function qualname
     attributes: Mapping[str, cst.BaseExpression]  # self.<attr> = <value> in any method
+    init_locals: Mapping[str, tuple[cst.BaseExpression, ...]]  # `name = <value>` in __init__
 
     @property
     def node(self) -> cst.ClassDef:
@@ -146,7 +147,7 @@ class _Collector:
         qual = self._qual(node.name.value, scope)
         if scope is None:
             self.top_level[node.name.value] = qual
-        self.classes[qual] = {"node": node, "methods": {}, "attributes": {}}
+        self.classes[qual] = {"node": node, "methods": {}, "attributes": {}, "init_locals": {}}
         self.block(node.body, ("class", qual), None)
 
     def function(self, node: cst.FunctionDef, scope, locals_) -> None:
@@ -201,6 +202,11 @@ class _Collector:
         if scope is None and isinstance(target, cst.Name):
             self.values[target.value] = value
             return
+        if isinstance(target, cst.Name) and scope is not None and scope[1].endswith(".__init__"):
+            cls = self._enclosing_class(scope[1])  # `cls = A if c else B` before `self.x = cls()`
+            if cls is not None:
+                self.classes[cls]["init_locals"].setdefault(target.value, []).append(value)
+            return
         if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self" and scope is not None and scope[0] == "function"):
             cls = self._enclosing_class(scope[1])
@@ -223,6 +229,7 @@ class _Collector:
                 bases=tuple(arg.value for arg in node.bases if arg.keyword is None),
                 methods=MappingProxyType(data["methods"]),
                 attributes=MappingProxyType(data["attributes"]),
+                init_locals=MappingProxyType({k: tuple(v) for k, v in data["init_locals"].items()}),
             )
         return ModuleIndex(
             name=self.module, path=str(self.parsed.path), is_package=self.is_package,

@@ -84,15 +84,22 @@ class CallResolver:
             return self.project.klass(default)
         if init is None:
             return None
-        values = self._alias_values(init, value.func.value)
+        values = holder.init_locals.get(value.func.value, ())
         module = self.project.modules[init.module]
         direct = [self._class_named(v, module, init) for v in values]
         if direct and direct[0] is not None and all(c is direct[0] for c in direct):
             return direct[0]  # `cls = A if wide else A`, `cls = partial(A, k=1)`
-        names = [n for v in values for n in _name_nodes(v)]
-        if not any(self.project.lookup(self.project.qualify(n, module, init)) for n in names):
-            return None  # astroid is slow: only asked when project code can give the answer
+        if not any(self._calls_local_helper(v, module, init) for v in values):
+            return None  # astroid is slow: only asked what the names cannot answer (a helper's return)
         return self.project.inferred_attribute_class(holder, attr)
+
+    def _calls_local_helper(self, expr, module, init) -> bool:
+        """A call of a function defined in the same module (astroid infers within one module)."""
+        for call in _call_nodes(expr):
+            fn = self.project.function(self.project.qualify(call.func, module, init))
+            if fn is not None and fn.module == module.name:
+                return True
+        return False
 
     def _class_named(self, expr, module, init) -> ClassInfo | None:
         """The project class an alias value names: `A`, `pkg.A`, `A if c else A`, `partial(A, ...)`."""
@@ -103,18 +110,6 @@ class CallResolver:
                 and expr.args:
             return self._class_named(expr.args[0].value, module, init)
         return self.project.klass(self.project.qualify(expr, module, init))
-
-    def _alias_values(self, init, alias: str) -> list:
-        """The values `__init__` assigns to a local name."""
-        found = []
-
-        class Assigned(cst.CSTVisitor):
-            def visit_Assign(_, node: cst.Assign) -> None:
-                if any(isinstance(t.target, cst.Name) and t.target.value == alias for t in node.targets):
-                    found.append(node.value)
-
-        walk(init.node.body, Assigned())
-        return found
 
     def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
         return self.project.created_class(value, self.project.modules[holder.module])
@@ -280,16 +275,11 @@ class CallResolver:
         return False
 
 
-def _name_nodes(expr: cst.CSTNode) -> list:
-    """Names and dotted names an expression mentions (candidates for classes)."""
+def _call_nodes(expr: cst.CSTNode) -> list:
     out = []
 
     class V(cst.CSTVisitor):
-        def visit_Attribute(_, node: cst.Attribute) -> bool:
-            out.append(node)
-            return False
-
-        def visit_Name(_, node: cst.Name) -> None:
+        def visit_Call(_, node: cst.Call) -> None:
             out.append(node)
 
     walk(expr, V())
