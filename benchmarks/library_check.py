@@ -43,6 +43,9 @@ MODELS = {
     "t5": ("T5Config", "T5Model", "transformers.models.t5.modeling_t5",
            "d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2, vocab_size=100",
            TOKENS + "call['decoder_input_ids'] = ids\n"),
+    "longformer": ("LongformerConfig", "LongformerModel", "transformers.models.longformer.modeling_longformer",
+                   "hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, "
+                   "vocab_size=100, attention_window=4, max_position_embeddings=80", TOKENS),
     "mixtral": ("MixtralConfig", "MixtralForCausalLM", "transformers.models.mixtral.modeling_mixtral",
                 "hidden_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, "
                 "intermediate_size=64, vocab_size=100, max_position_embeddings=64, num_local_experts=4, "
