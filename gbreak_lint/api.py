@@ -21,8 +21,7 @@ from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
 from .parse import TREES
-from .pipeline import (MIN_FILES_FOR_WORKERS, build_project, default_jobs, index_files, parallel_map,
-                       run_tasks, shared_state)
+from .pipeline import build_project, index_files, parallel_map, run_tasks, scan_jobs, shared_state
 
 NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
@@ -90,13 +89,13 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY);
     `jobs`: worker processes (default: one per CPU); the result does not depend on it."""
     selection = selection or Selection(config.select, config.ignore)
-    jobs = jobs or default_jobs()
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)
     excludes = config.exclude + config.extend_exclude
     reported = iter_python_files(paths, config.root, excludes)
     indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
     wanted = {str(p) for p in reported}
+    jobs = scan_jobs(jobs, len(indexed))
     modules, diagnostics, errors = [], [], []
     clock = Stopwatch()
     for outcome in index_files(indexed, overlay, jobs, progress):
@@ -151,7 +150,6 @@ def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog, jobs: int) -> list
         if d.fix is not None and rule is not None and rule.fix_rewrite:
             by_path.setdefault(d.path, []).append(i)
     paths = sorted(by_path)
-    jobs = jobs if len(paths) >= MIN_FILES_FOR_WORKERS else 1
     work = [[diagnostics[i] for i in by_path[path]] for path in paths]
     verdicts = parallel_map(_fixes_apply, work, jobs, parsed=parsed, catalog=catalog)
     out = list(diagnostics)

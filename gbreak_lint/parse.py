@@ -160,10 +160,6 @@ class TreeStore:
         finally:
             self._scopes.pop()
 
-    def clear(self) -> None:
-        self._recent.clear()
-        self._held = 0
-
 
 TREES = TreeStore()
 

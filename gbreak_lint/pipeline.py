@@ -40,7 +40,6 @@ copyreg.pickle(MappingProxyType, lambda m: (_read_only, (dict(m),)))  # the inde
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
 CHUNKS_PER_WORKER = 8  # contiguous runs of items (neighbouring files share imports: fewer re-parses)
-WORKER_CHUNKS = None  # chunks a worker takes before a fresh one replaces it (None: never)
 WORKER_TREE_BUDGET = 4_000_000  # source characters of trees a worker keeps between tasks
 
 
@@ -52,15 +51,20 @@ class FileOutcome:
     error: FileError | None = None
 
 
-def default_jobs() -> int:
-    return max(1, os.cpu_count() or 1)
+def scan_jobs(requested: int | None, files: int) -> int:
+    """Worker processes for a scan of `files` files: one per CPU unless asked; one process for
+    small projects (starting workers costs more than it saves) and where processes cannot be
+    forked (Windows, macOS default): workers inherit the index by forking."""
+    if files < MIN_FILES_FOR_WORKERS or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return requested or max(1, os.cpu_count() or 1)
 
 
 def index_files(paths: list[Path], overlay: dict[str, bytes] | None, jobs: int,
                 progress: Callable[[int, int], None] | None = None) -> list[FileOutcome]:
     items = [(path, (overlay or {}).get(str(path))) for path in paths]
     outcomes = []
-    for done, outcome in enumerate(_map(_index_one, items, jobs if len(items) >= MIN_FILES_FOR_WORKERS else 1), 1):
+    for done, outcome in enumerate(_map(_index_one, items, _workers(jobs, len(items))), 1):
         if progress is not None:
             progress(done, len(items))
         outcomes.append(outcome)
@@ -115,10 +119,7 @@ def shared_state() -> dict:
 
 
 def _workers(jobs: int, items: int) -> int:
-    """Forked workers inherit the index; without fork (Windows, macOS default) one process."""
-    if jobs <= 1 or items < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return min(jobs, items)
+    return 1 if items < 2 else min(jobs, items)
 
 
 def _map(fn, items: list, jobs: int) -> Iterable:
@@ -126,11 +127,8 @@ def _map(fn, items: list, jobs: int) -> Iterable:
     if jobs <= 1 or len(items) < 2:
         yield from map(fn, items)
         return
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     chunk = max(1, len(items) // (jobs * CHUNKS_PER_WORKER))
-    # Workers are replaced after a while: Python keeps the memory of freed trees, so a worker
-    # that lived through many files would grow towards the size of all of them.
-    with context.Pool(jobs, initializer=_worker_start, maxtasksperchild=WORKER_CHUNKS) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_start) as pool:
         yield from pool.imap(fn, items, chunksize=chunk)
 
 

@@ -1,11 +1,10 @@
 """astroid's inference, for the values libcst's names cannot follow.
 
-`self.attn = attn_cls(config)` with `attn_cls = A if cond else B`, a class passed as a default
-argument (`norm_layer=LayerNorm`), a factory with several returns: the name resolution of the
-index gives up on these; astroid infers them. It sees one module at a time: the class's
-module, built from the text the index already holds (never read from sys.path, never imported
-or executed); anything imported is unknown to it (the index's names resolve imports). Used lazily, for the few attributes
-that need it, and cached per project.
+`made = pick(); self.block = made()` with `pick()` returning a class: the name resolution of the
+index gives up on a helper's return; astroid infers it. It sees one module at a time: the
+class's module, built from the text the index already holds (never read from sys.path, never
+imported or executed); anything imported is unknown to it (the index's names resolve imports).
+Asked lazily, for the few attributes that need it; answers cached per attribute.
 """
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ MAX_INFERRED = 8  # values of one attribute looked at before giving up
 
 
 class ProjectInference:
-    """astroid over the project's own modules only."""
+    """astroid over one project module at a time, its answers cached per attribute."""
 
     def __init__(self, project: "ProjectIndex"):
         self.project = project

@@ -7,7 +7,6 @@ from typing import Mapping
 
 import libcst as cst
 
-from .inference import ProjectInference
 from .names import dotted
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 
@@ -189,6 +188,8 @@ class ProjectIndex:
         inference); only when every value it infers is that one class."""
         inference = self.__dict__.get("_inference")
         if inference is None:
+            from .inference import ProjectInference  # imports astroid: not on every CLI start-up
+
             inference = ProjectInference(self)
             object.__setattr__(self, "_inference", inference)
         return self.klass(inference.attribute_class(cls, attr))
