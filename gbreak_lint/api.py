@@ -21,7 +21,7 @@ from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
 from .parse import TREES
-from .pipeline import build_project, index_files, parallel_map, run_tasks, scan_jobs, shared_state
+from .pipeline import build_project, index_files, parallel_map, paused_gc, run_tasks, scan_jobs, shared_state
 
 NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
@@ -88,6 +88,11 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
     """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff);
     `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY);
     `jobs`: worker processes (default: one per CPU); the result does not depend on it."""
+    with paused_gc():
+        return _analyse(paths, config, selection, overlay, progress, jobs)
+
+
+def _analyse(paths, config, selection, overlay, progress, jobs) -> Analysis:
     selection = selection or Selection(config.select, config.ignore)
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)

@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from .diagnostics import Diagnostic, FileError, Span
-from .positions import Positions, compute_positions
+from .positions import Positions, compute_definition_positions, compute_positions
 
 SYNTAX_ERROR_CODE = "GBL001"
 MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are reported, not parsed
@@ -30,77 +30,97 @@ class ParsedModule:
     `TREES.scope()` (a tree used in the scope is kept until it closes).
     """
 
-    __slots__ = ("path", "text", "_module", "_positions", "_definitions", "__weakref__")
+    __slots__ = ("path", "text", "_own", "__weakref__")
 
     def __init__(self, path: Path, module: cst.Module | None, text: str):
         self.path = path
         self.text = text  # the decoded source, for cheap text pre-filters
-        self._module = module
-        self._positions: Positions | None = None
-        self._definitions: list | None = None
+        self._own = _Tree(module, len(text), self) if module is not None else None
 
     def __getstate__(self):  # crossing to another process: the text, never the tree
         return (self.path, self.text)
 
     def __setstate__(self, state) -> None:
         self.path, self.text = state
-        self._module, self._positions, self._definitions = None, None, None
+        self._own = None
+
+    def _tree(self) -> "_Tree":
+        return self._own if self._own is not None else TREES.entry(self)
 
     @property
     def module(self) -> cst.Module:
-        if self._module is not None:
-            return self._module
-        return TREES.entry(self).module
+        return self._tree().module
 
     @property
     def positions(self) -> Positions:
         """Computed on first use: most modules of a project never need a position."""
-        if self._module is not None:
-            if self._positions is None:
-                self._positions = _positions_of(self.path, self._module)
-            return self._positions
-        entry = TREES.entry(self)
-        if entry.positions is None:
-            entry.positions = _positions_of(self.path, entry.module)
-        return entry.positions
+        return self._tree().all_positions(self.path)
 
     def definitions(self) -> list:
         """Every def and class node of the tree, in source order (how the index finds its nodes)."""
-        if self._module is not None:
-            if self._definitions is None:
-                self._definitions = definition_nodes(self._module)
-            return self._definitions
-        entry = TREES.entry(self)
-        if entry.definitions is None:
-            entry.definitions = definition_nodes(entry.module)
-        return entry.definitions
+        tree = self._tree()
+        if tree.definitions is None:
+            tree.definitions = definition_nodes(tree.module)
+        return tree.definitions
 
     def drop_tree(self) -> "ParsedModule":
         """The same file, its tree from now on made on demand by `TREES`."""
         return ParsedModule(self.path, None, self.text)
 
-    def span(self, node: cst.CSTNode) -> Span:
-        line, column, end_line, end_column = self.positions.raw(node)
+    def span(self, node: cst.CSTNode, within: "Anchor | None" = None) -> Span:
+        """Where `node` is. `within`: the definition holding it, whose positions are then
+        computed alone (a fraction of the module's)."""
+        line, column, end_line, end_column = self._positions_for(node, within).raw(node)
         return Span(line, column + 1, end_line, end_column + 1)
 
-    def line(self, node: cst.CSTNode) -> int:
-        return self.positions.start_line(node)
+    def line(self, node: cst.CSTNode, within: "Anchor | None" = None) -> int:
+        return self._positions_for(node, within).start_line(node)
+
+    def _positions_for(self, node: cst.CSTNode, within: "Anchor | None") -> Positions:
+        tree = self._tree()
+        if within is not None:
+            local = tree.definition_positions(self.path, within)
+            if local is not None and node in local:
+                return local
+        return tree.all_positions(self.path)
 
 
-def _positions_of(path: Path, module: cst.Module) -> Positions:
+Anchor = tuple  # (def/class node, line of its name): where a definition's positions are anchored
+
+
+def _positions_of(path: Path, compute, *args) -> Positions | None:
     try:
-        return compute_positions(module)
+        return compute(*args)
     except RecursionError:
         raise SourceTooDeep(f"{path}: too deeply nested to analyse") from None
 
 
 class _Tree:
-    __slots__ = ("module", "positions", "definitions", "size", "owner")
+    """A module's tree and what was computed from it (dropped together)."""
+
+    __slots__ = ("module", "positions", "definitions", "size", "owner", "local", "lines")
 
     def __init__(self, module: cst.Module, size: int, owner: ParsedModule):
         self.module, self.size, self.owner = module, size, owner
         self.positions: Positions | None = None
         self.definitions: list | None = None
+        self.local: dict[int, Positions | None] = {}  # id(definition) -> its positions alone
+        self.lines: list[str] | None = None
+
+    def all_positions(self, path: Path) -> Positions:
+        if self.positions is None:
+            self.positions = _positions_of(path, compute_positions, self.module)
+        return self.positions
+
+    def definition_positions(self, path: Path, anchor: Anchor) -> Positions | None:
+        definition, name_line = anchor
+        key = id(definition)
+        if key not in self.local:
+            if self.lines is None:
+                self.lines = self.owner.text.split("\n")
+            self.local[key] = _positions_of(path, compute_definition_positions, self.module, definition,
+                                            name_line, self.lines)
+        return self.local[key]
 
 
 class TreeStore:
@@ -117,20 +137,20 @@ class TreeStore:
     def adopt(self, parsed: ParsedModule) -> ParsedModule:
         """A lazy handle for an eagerly parsed module, its tree kept while the budget allows."""
         handle = parsed.drop_tree()
-        tree = self._keep(handle, parsed.module)
-        tree.positions, tree.definitions = parsed._positions, parsed._definitions
+        tree = parsed._tree()
+        tree.owner = handle
+        self._keep(handle, tree)
         return handle
 
     def entry(self, parsed: ParsedModule) -> _Tree:
         tree = self._find(id(parsed), parsed)
         if tree is None:
-            tree = self._keep(parsed, cst.parse_module(parsed.text))
+            tree = self._keep(parsed, _Tree(cst.parse_module(parsed.text), len(parsed.text), parsed))
         if self._scopes:
             self._scopes[-1].setdefault(id(parsed), tree)
         return tree
 
-    def _keep(self, parsed: ParsedModule, module: cst.Module) -> _Tree:
-        tree = _Tree(module, len(parsed.text), parsed)
+    def _keep(self, parsed: ParsedModule, tree: _Tree) -> _Tree:
         old = self._recent.pop(id(parsed), None)
         if old is not None:
             self._held -= old.size

@@ -10,7 +10,9 @@ not grow with the repository.
 from __future__ import annotations
 
 import copyreg
+import gc
 import multiprocessing
+from contextlib import contextmanager
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,21 @@ class FileOutcome:
     module: ModuleIndex | None = None
     diagnostic: Diagnostic | None = None
     error: FileError | None = None
+
+
+@contextmanager
+def paused_gc():
+    """No cyclic garbage collection while a scan runs (workers inherit it by forking). Parsing
+    makes millions of long-lived objects and each collection walks them all again: it cost
+    40% of a scan. Trees and index data hold no reference cycles; the few cycles a scan makes
+    are collected when it ends."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def scan_jobs(requested: int | None, files: int) -> int:

@@ -91,20 +91,24 @@ class _PositionState(CodegenState):
 
 
 class Positions(Mapping):
-    """node -> libcst `CodeRange`, built on access (not for whitespace/punctuation nodes)."""
+    """node -> libcst `CodeRange`, built on access (not for whitespace/punctuation nodes).
+    `line_offset` shifts every line: a definition's positions are computed on their own,
+    from line 1, and moved to where the definition is."""
 
-    def __init__(self, raw: dict[cst.CSTNode, Range]):
+    def __init__(self, raw: dict[cst.CSTNode, Range], line_offset: int = 0):
         self._raw = raw
+        self._offset = line_offset
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        sl, sc, el, ec = self._raw[node]
+        sl, sc, el, ec = self.raw(node)
         return CodeRange((sl, sc), (el, ec))
 
     def start_line(self, node: cst.CSTNode) -> int:
-        return self._raw[node][0]
+        return self._raw[node][0] + self._offset
 
     def raw(self, node: cst.CSTNode) -> Range:
-        return self._raw[node]
+        sl, sc, el, ec = self._raw[node]
+        return sl + self._offset, sc, el + self._offset, ec
 
     def __iter__(self) -> Iterator[cst.CSTNode]:
         return iter(self._raw)
@@ -117,3 +121,24 @@ def compute_positions(module: cst.Module) -> Positions:
     state = _PositionState(module)
     module._codegen(state)
     return Positions(state.computed)
+
+
+def compute_definition_positions(module: cst.Module, definition, name_line: int, lines: list[str]) -> Positions | None:
+    """Positions inside one def/class statement, without generating the rest of the module (a
+    scan asks for positions in the functions Dynamo traces, a small part of most modules).
+
+    The statement's code is generated alone, from line 1 and with the indentation of its header
+    line, then shifted so that its name lands on `name_line` (known from the text). None when the
+    text does not show the name where the result puts it: the caller then computes the module's.
+    """
+    if not 0 < name_line <= len(lines):
+        return None
+    header = lines[name_line - 1]
+    indent = header[:len(header) - len(header.lstrip(" \t\f"))]
+    state = _PositionState(module)
+    state.indent_tokens = [indent] if indent else []
+    definition._codegen(state)
+    line, column, _, end_column = state.computed[definition.name]
+    if header[column:end_column] != definition.name.value:
+        return None
+    return Positions(state.computed, name_line - line)

@@ -46,3 +46,48 @@ def test_every_python_file_of_the_repository():
         except cst.ParserSyntaxError:
             continue  # the syntax-error fixtures
         _same_as_libcst(module)
+
+
+def _definitions_same_as_module(module: cst.Module, text: str) -> int:
+    from gbreak_lint.parse import definition_nodes
+    from gbreak_lint.positions import compute_definition_positions
+
+    whole = compute_positions(module)
+    lines = text.split("\n")
+    checked = 0
+    for definition in definition_nodes(module):
+        local = compute_definition_positions(module, definition, whole.start_line(definition.name), lines)
+        assert local is not None, definition.name.value
+        for node in local:
+            assert local[node] == whole[node], (definition.name.value, type(node).__name__)
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("source", ODD_SOURCES)
+def test_definition_positions_odd_sources(source):
+    module = cst.parse_module(source)
+    if "\r" not in source:
+        _definitions_same_as_module(module, source)
+
+
+def test_definition_positions_every_file_of_the_repository():
+    """A definition's positions computed alone are the module's positions of its nodes."""
+    checked = 0
+    for path in [p for p in REPO.rglob("*.py") if ".gbreak_cache" not in p.parts]:
+        try:
+            module = cst.parse_module(path.read_bytes())
+        except cst.ParserSyntaxError:
+            continue
+        checked += _definitions_same_as_module(module, path.read_text(encoding="utf-8", errors="replace"))
+    assert checked > 500
+
+
+def test_definition_positions_refuse_a_wrong_anchor():
+    from gbreak_lint.positions import compute_definition_positions
+
+    text = "x = 1\n\n\ndef f(a):\n    return a\n"
+    module = cst.parse_module(text)
+    fn = module.body[1]
+    assert compute_definition_positions(module, fn, 4, text.split("\n")).start_line(fn.name) == 4
+    assert compute_definition_positions(module, fn, 2, text.split("\n")) is None  # the name is not there

@@ -236,7 +236,7 @@ class CauseMatcher:
         b = self.b
         func = item.func if isinstance(item, cst.Call) else item
         qual = b.resolver.qualify(func)
-        line = b.parsed.line(with_node)
+        line = b.line(with_node)
         if qual in self.k.breaking_context_managers:
             rule = self.rule_for_check("unsupported_context_manager")
             if rule is not None:

@@ -37,6 +37,7 @@ class FrameBuilder:
         self.parsed = module.parsed
         function = source if isinstance(source, FunctionInfo) else source.parent
         self.function = function
+        self.anchor = (function.node, function.def_line)  # positions are computed per definition
         self.resolver = CallResolver(env.project, env.knowledge, module, function, dict(key.bindings),
                                      key.self_class)
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
@@ -68,7 +69,10 @@ class FrameBuilder:
 
     # -- recording -------------------------------------------------------------------
     def span(self, node: cst.CSTNode):
-        return self.parsed.span(node)
+        return self.parsed.span(node, self.anchor)
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.parsed.line(node, self.anchor)
 
     def emit(self, kind: str, node: cst.CSTNode, **fields) -> None:
         self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
@@ -178,7 +182,7 @@ class FrameBuilder:
             self.block(node.orelse.body)
 
     def stmt_For(self, node: cst.For) -> None:
-        self.ctx.append(Ctx("loop", self.parsed.line(node)))
+        self.ctx.append(Ctx("loop", self.line(node)))
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
@@ -189,15 +193,15 @@ class FrameBuilder:
 
     def loop_body(self, node, body) -> None:
         start = len(self.events)
-        self.ctx.append(Ctx("loop", self.parsed.line(node)))
+        self.ctx.append(Ctx("loop", self.line(node)))
         self.block(body)
         self.ctx.pop()
-        returns = _own_return_lines(body, self.parsed)
+        returns = _own_return_lines(body, self.line)
         if returns:  # Dynamo's back-edge scan stops at a return: such breaks are resumable
-            self.events[start:] = [_mark_escape(ev, returns, self.parsed.line(node)) for ev in self.events[start:]]
+            self.events[start:] = [_mark_escape(ev, returns, self.line(node)) for ev in self.events[start:]]
 
     def stmt_Try(self, node) -> None:
-        line = self.parsed.line(node)
+        line = self.line(node)
         self.ctx.append(Ctx("try", line))
         self.block(node.body)
         for handler in node.handlers:
@@ -311,11 +315,11 @@ class FrameBuilder:
     def comprehension(self, node) -> None:
         self.expr(node.for_in.iter)
         if not self.env.knowledge.comprehension_frames:
-            self.ctx.append(Ctx("loop", self.parsed.line(node)))
+            self.ctx.append(Ctx("loop", self.line(node)))
             self._comprehension_body(node, outer=True)
             self.ctx.pop()
             return
-        line = self.parsed.line(node)
+        line = self.line(node)
         name = COMPREHENSION_NAMES[type(node)]
         pos = self.parsed.positions[node].start
         # Only the enclosing tensors the comprehension reads reach its frame (as free variables).
@@ -328,7 +332,7 @@ class FrameBuilder:
     def _comprehension_body(self, node, outer: bool = False) -> None:
         """Element, conditions and inner loops of a comprehension, all inside its loop."""
         if not outer:
-            self.ctx.append(Ctx("loop", self.parsed.line(node)))
+            self.ctx.append(Ctx("loop", self.line(node)))
         comp_for = node.for_in
         first = True
         while comp_for is not None:
@@ -379,7 +383,7 @@ def _expr_children(node: cst.CSTNode):
             yield child.value
 
 
-def _own_return_lines(body, parsed) -> list[int]:
+def _own_return_lines(body, line_of) -> list[int]:
     """Lines of `return` statements in a loop body (not in nested defs)."""
     lines: list[int] = []
 
@@ -394,7 +398,7 @@ def _own_return_lines(body, parsed) -> list[int]:
             return False
 
         def visit_Return(self, node):
-            lines.append(parsed.line(node))
+            lines.append(line_of(node))
 
     walk(body, V())
     return lines

@@ -33,7 +33,7 @@ def placement_issues(project: ProjectIndex, fn: FunctionInfo) -> list[PlacementI
         return project.qualify(expr, module, fn)
 
     def add(node, what: str, detail: str) -> None:
-        issues.append(PlacementIssue(fn.qualname, fn.path, fn.parsed.span(node), what, detail))
+        issues.append(PlacementIssue(fn.qualname, fn.path, fn.parsed.span(node, (fn.node, fn.def_line)), what, detail))
 
     class Finder(cst.CSTVisitor):
         def visit_FunctionDef(self, node) -> bool:
