@@ -16,7 +16,7 @@ from .checks import Thresholds, run_checks
 from .config import Config
 from .diagnostics import Diagnostic, LintResult
 from .discover import iter_python_files
-from .fix import try_rewrite
+from .fix import rewrite_applies
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
@@ -170,7 +170,7 @@ def _fixes_apply(diagnostics: list[Diagnostic]) -> list[bool]:
     module = state["parsed"].get(diagnostics[0].path)
     with TREES.scope():
         return [module is not None
-                and try_rewrite(module, d, state["catalog"].get(d.code).fix_rewrite) is not None
+                and rewrite_applies(module, d, state["catalog"].get(d.code).fix_rewrite)
                 for d in diagnostics]
 
 

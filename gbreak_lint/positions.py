@@ -106,6 +106,10 @@ class Positions(Mapping):
     def start_line(self, node: cst.CSTNode) -> int:
         return self._raw[node][0] + self._offset
 
+    def raw_or_none(self, node: cst.CSTNode) -> Range | None:
+        found = self._raw.get(node)
+        return None if found is None else (found[0] + self._offset, found[1], found[2] + self._offset, found[3])
+
     def raw(self, node: cst.CSTNode) -> Range:
         sl, sc, el, ec = self._raw[node]
         return sl + self._offset, sc, el + self._offset, ec

@@ -5,6 +5,7 @@ one exists); fix/engine.py applies them until the code converges.
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from importlib import import_module
 
 import libcst as cst
@@ -23,24 +24,50 @@ def try_rewrite(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> cst.Module
         return None
 
 
+# Set while a scan only asks whether a rewrite applies (to offer its fix): the tree-wide
+# replacements, most of a rewrite's cost, are then skipped.
+_DRY_RUN: ContextVar[bool] = ContextVar("gbreak_lint_fix_dry_run", default=False)
+
+
+def rewrite_applies(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> bool:
+    token = _DRY_RUN.set(True)
+    try:
+        return try_rewrite(parsed, d, rewrite) is not None
+    finally:
+        _DRY_RUN.reset(token)
+
+
 def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode]:
-    """Nodes of the given types whose lines contain `line`, outermost first."""
+    """Nodes of the given types whose lines contain `line`, outermost first (only the nodes
+    around `line` are visited)."""
     found = []
+    positions = parsed.positions
 
     class V(cst.CSTVisitor):
         def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Module):
+                return True
+            r = positions.raw_or_none(node)
+            if r is None or not r[0] <= line <= r[2]:
+                return False  # whitespace, or a node elsewhere: nothing inside it holds the line
             if isinstance(node, kinds):
-                r = parsed.positions[node]
-                if r.start.line <= line <= r.end.line:
-                    found.append(node)
+                found.append(node)
             return True
 
     walk(parsed.module, V())
     return found
 
 
+def replace_node(module: cst.Module, target: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
+    if _DRY_RUN.get():
+        return module
+    return module.deep_replace(target, new)
+
+
 def replace_with_statements(module: cst.Module, target: cst.CSTNode, statements: list) -> cst.Module:
     """Replace one statement node with several, wherever it sits."""
+    if _DRY_RUN.get():
+        return module
 
     class Replace(cst.CSTTransformer):
         def on_leave(self, original, updated):

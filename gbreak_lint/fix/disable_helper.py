@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import enclosing
+from . import enclosing, replace_node
 
 DECORATOR = "torch.compiler.disable"
 
@@ -23,7 +23,7 @@ def rewrite(parsed, d):
     if torch_name is None:
         return None
     decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch_name}.compiler.disable"))
-    return parsed.module.deep_replace(fn, fn.with_changes(decorators=[*fn.decorators, decorator]))
+    return replace_node(parsed.module, fn, fn.with_changes(decorators=[*fn.decorators, decorator]))
 
 
 def _torch_alias(module: cst.Module) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import enclosing
+from . import enclosing, replace_node
 
 
 def rewrite(parsed, d):
@@ -30,5 +30,5 @@ def rewrite(parsed, d):
                             args=[a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                                   for a in kwargs[:-1]] + kwargs[-1:])
         new_line = line.with_changes(body=[cst.Expr(new_call)])
-        return parsed.module.deep_replace(line, new_line)
+        return replace_node(parsed.module, line, new_line)
     return None

@@ -319,12 +319,12 @@ class FrameBuilder:
             self._comprehension_body(node, outer=True)
             self.ctx.pop()
             return
-        line = self.line(node)
+        span = self.span(node)
+        line = span.line
         name = COMPREHENSION_NAMES[type(node)]
-        pos = self.parsed.positions[node].start
         # Only the enclosing tensors the comprehension reads reach its frame (as free variables).
         free = _names_read(node, skip_first_iter=True) & self.scope.tensors
-        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{pos.column}", frozenset(free))
+        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(free))
         self.env.register_comprehension(key, Comprehension(node, self.function, line), self.module)
         mode = "generator" if isinstance(node, cst.GeneratorExp) else "comprehension"
         self.emit("call", node, target=key, mode=mode)
