@@ -63,6 +63,28 @@ class ParsedModule:
             tree.definitions = definition_nodes(tree.module)
         return tree.definitions
 
+    def definition_lines(self) -> list[int]:
+        """The line of each definition's name (same order as `definitions()`)."""
+        tree = self._tree()
+        if tree.def_lines is None:
+            tree.def_lines = definition_lines(self, self.definitions())
+        return tree.def_lines
+
+    def innermost_definition(self, line: int) -> tuple[cst.CSTNode, Positions] | None:
+        """The innermost def/class whose lines hold `line`, with its positions (computed for it
+        alone), or None at module level."""
+        definitions, names = self.definitions(), self.definition_lines()
+        for i in range(len(definitions) - 1, -1, -1):
+            if names[i] > line:
+                continue
+            local = self._tree().definition_positions(self.path, (definitions[i], names[i]))
+            if local is None:
+                return None  # the text disagrees with the tree: let the caller use the module's
+            start, _, end, _ = local.raw(definitions[i])
+            if start <= line <= end:
+                return definitions[i], local
+        return None
+
     def drop_tree(self) -> "ParsedModule":
         """The same file, its tree from now on made on demand by `TREES`."""
         return ParsedModule(self.path, None, self.text)
@@ -98,12 +120,13 @@ def _positions_of(path: Path, compute, *args) -> Positions | None:
 class _Tree:
     """A module's tree and what was computed from it (dropped together)."""
 
-    __slots__ = ("module", "positions", "definitions", "size", "owner", "local", "lines")
+    __slots__ = ("module", "positions", "definitions", "def_lines", "size", "owner", "local", "lines")
 
     def __init__(self, module: cst.Module, size: int, owner: ParsedModule):
         self.module, self.size, self.owner = module, size, owner
         self.positions: Positions | None = None
         self.definitions: list | None = None
+        self.def_lines: list[int] | None = None
         self.local: dict[int, Positions | None] = {}  # id(definition) -> its positions alone
         self.lines: list[str] | None = None
 
@@ -217,6 +240,39 @@ def definition_nodes(module: cst.Module) -> list:
 
     walk(module.body)
     return out
+
+
+# A def/class header at the start of a line. Text, not a parse: docstrings can hold such lines,
+# so the result is only used when it names exactly the tree's definitions, in order.
+DEFINITION_HEADER = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
+
+
+def definition_lines(parsed: ParsedModule, definitions: list) -> list[int]:
+    """The line of each definition's name, without computing the module's positions (which
+    cost more than a parse): from the text's def/class headers when they name exactly the
+    tree's definitions in order, else from CPython's parser, else from libcst's positions."""
+    names = [d.name.value for d in definitions]
+    text = parsed.text
+    if "\r" not in text:  # `^` only knows \n; other newlines go the slower ways
+        lines, line, last = [], 1, 0
+        found = []
+        for m in DEFINITION_HEADER.finditer(text):
+            line += text.count("\n", last, m.start())
+            last = m.start()
+            found.append(m.group(1))
+            lines.append(line)
+        if found == names:
+            return lines
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is not None:
+        found_ast = sorted((n.lineno, n.col_offset, n.name) for n in ast.walk(tree)
+                           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        if [name for _, _, name in found_ast] == names:
+            return [line for line, _, _ in found_ast]
+    return [parsed.line(d.name) for d in definitions]
 
 
 @dataclass(frozen=True)

@@ -38,14 +38,16 @@ def rewrite_applies(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> bool:
 
 
 def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode]:
-    """Nodes of the given types whose lines contain `line`, outermost first (only the nodes
-    around `line` are visited)."""
+    """Nodes of the given types whose lines contain `line`, outermost first, inside the
+    innermost def/class holding the line (the module at module level). Only the nodes around
+    `line` are visited, and only that definition's positions are computed."""
     found = []
-    positions = parsed.positions
+    innermost = parsed.innermost_definition(line)
+    root, positions = innermost if innermost is not None else (parsed.module, parsed.positions)
 
     class V(cst.CSTVisitor):
         def on_visit(self, node) -> bool:
-            if isinstance(node, cst.Module):
+            if node is root and isinstance(node, cst.Module):
                 return True
             r = positions.raw_or_none(node)
             if r is None or not r[0] <= line <= r[2]:
@@ -54,7 +56,7 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
                 found.append(node)
             return True
 
-    walk(parsed.module, V())
+    walk(root, V())
     return found
 
 

@@ -1,8 +1,6 @@
 """One module's symbols: imports, functions (incl. methods and closures), classes, module values."""
 from __future__ import annotations
 
-import ast
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -93,7 +91,7 @@ class _Collector:
         self.parsed = parsed
         definitions = parsed.definitions()
         self.ordinals = {id(node): i for i, node in enumerate(definitions)}
-        self.def_lines = definition_lines(parsed, definitions)
+        self.def_lines = parsed.definition_lines()
         self.module = module
         self.is_package = is_package
         self.imports: dict[str, str] = {}
@@ -238,39 +236,6 @@ class _Collector:
             classes=MappingProxyType(classes), top_level=MappingProxyType(self.top_level),
             values=MappingProxyType(self.values),
         )
-
-
-# A def/class header at the start of a line. Text, not a parse: docstrings can hold such lines,
-# so the result is only used when it names exactly the tree's definitions, in order.
-DEFINITION_HEADER = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
-
-
-def definition_lines(parsed: ParsedModule, definitions: list) -> list[int]:
-    """The line of each definition's name, without computing the module's positions (which
-    cost more than a parse): from the text's def/class headers when they name exactly the
-    tree's definitions in order, else from CPython's parser, else from libcst's positions."""
-    names = [d.name.value for d in definitions]
-    text = parsed.text
-    if "\r" not in text:  # `^` only knows \n; other newlines go the slower ways
-        lines, line, last = [], 1, 0
-        found = []
-        for m in DEFINITION_HEADER.finditer(text):
-            line += text.count("\n", last, m.start())
-            last = m.start()
-            found.append(m.group(1))
-            lines.append(line)
-        if found == names:
-            return lines
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
-    if tree is not None:
-        found_ast = sorted((n.lineno, n.col_offset, n.name) for n in ast.walk(tree)
-                           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
-        if [name for _, _, name in found_ast] == names:
-            return [line for line, _, _ in found_ast]
-    return [parsed.line(d.name) for d in definitions]
 
 
 class _YieldFinder(cst.CSTVisitor):
