@@ -203,3 +203,15 @@ def test_attribute_classes_inferred_by_astroid(tmp_path):
     prints = [d for d in result.diagnostics if d.code == "GBL303"]
     assert [d.span.line for d in prints] == [7, 18]
     assert {d.entry for d in prints} == {"net.Net.forward"}
+
+
+def test_compile_mentions_are_the_full_scan_matches():
+    """The word-anchored search finds exactly what scanning every position with COMPILE_SYNTAX finds."""
+    from gbreak_lint.index.entries import COMPILE_SYNTAX, _compile_mentions
+
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in Path(__file__).resolve().parent.parent.rglob("*.py")]
+    texts += ["x = " + "a . " * 200 + "compile(m)", "torch.compile" + " " * 300 + "(m)\n@torch.compile\ndef f(): pass\n",
+              "recompile(x); re.compile('a'); torch . _dynamo . optimize ( 'eager' )", "compile", ""]
+    for text in texts:
+        expected = [(m.span(), m.groupdict()) for m in COMPILE_SYNTAX.finditer(text)]
+        assert [(m.span(), m.groupdict()) for m in _compile_mentions(text)] == expected

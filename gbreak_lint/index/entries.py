@@ -225,6 +225,29 @@ COMPILE_SYNTAX = re.compile(r"(?P<at>@\s*)?(?<![\w.])(?P<chain>(?:[A-Za-z_]\w*\s
                             r"(?P<name>compile|optimize)\b(?P<call>\s*\()?")
 
 
+COMPILE_WORD = re.compile(r"(?:compile|optimize)\b")
+SPACES = re.compile(r"\s*")
+
+
+def _compile_mentions(text: str) -> list[re.Match]:
+    """COMPILE_SYNTAX's matches, found from the words `compile`/`optimize`: scanning the whole
+    text with COMPILE_SYNTAX tries a dotted chain at every identifier (seconds on a library)."""
+    found: dict[int, re.Match] = {}
+    for word in COMPILE_WORD.finditer(text):
+        end = SPACES.match(text, word.end()).end() + 1  # room for the call's `(`
+        back = 256
+        while True:
+            start = max(0, word.start() - back)
+            match = next((m for m in COMPILE_SYNTAX.finditer(text, start, end)
+                          if m.end("name") == word.end()), None)
+            if match is None or match.start() > start or start == 0:
+                break
+            back *= 4  # the chain may begin before the window: look further back
+        if match is not None:
+            found.setdefault(match.start(), match)
+    return [found[k] for k in sorted(found)]
+
+
 def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex) -> bool:
     """A cheap text test before walking a module for entry points and config switches: a
     `compile`/`optimize` call or decorator not on a non-torch import (`re.compile(...)`), a
@@ -235,7 +258,7 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
         return True
     if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):
         return True
-    for m in COMPILE_SYNTAX.finditer(text):
+    for m in _compile_mentions(text):
         if not (m.group("at") or m.group("call")):
             continue
         head = m.group("chain").split(".")[0].strip()
