@@ -116,7 +116,9 @@ def _analyse(paths, config, selection, overlay, progress, jobs) -> Analysis:
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
     tasks = plan_tasks(index.project, entries, index.configs)
-    results = run_tasks(index.project, knowledge, catalog, tasks, jobs)
+    done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes)
+    results = [result for result, _ in done]
+    fix_probes = {key: applies for _, probes in done for key, applies in probes}
     clock.lap(f"{len(tasks)} Dynamo tasks")
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
@@ -125,7 +127,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs) -> Analysis:
     parsed = {m.path: m.parsed for m in modules}
     sources = {path: p.text for path, p in parsed.items()}
     kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
-    kept = _offer_fixes(kept, parsed, catalog, jobs)
+    kept = _offer_fixes(kept, parsed, catalog, jobs, fix_probes)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
                         tuple(sorted(errors, key=lambda e: e.path)))
     clock.lap("rules + report")
@@ -146,23 +148,47 @@ def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[
     return kept
 
 
-def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog, jobs: int) -> list[Diagnostic]:
-    """A rule's fix is offered only where its rewrite applies to this finding (tried per file,
-    in the workers: each try needs the file's tree)."""
+def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog, jobs: int, probes: dict) -> list[Diagnostic]:
+    """A rule's fix is offered only where its rewrite applies to this finding: known from the
+    tasks' probes for break sites, else tried per file, in the workers (each try needs the
+    file's tree)."""
+    out = list(diagnostics)
     by_path: dict[str, list[int]] = {}
     for i, d in enumerate(diagnostics):
         rule = catalog.get(d.code)
-        if d.fix is not None and rule is not None and rule.fix_rewrite:
+        if d.fix is None or rule is None or not rule.fix_rewrite:
+            continue
+        probed = probes.get((d.path, d.span, d.code))
+        if probed is None:
             by_path.setdefault(d.path, []).append(i)
+        elif not probed:
+            out[i] = replace(d, fix=None)
     paths = sorted(by_path)
     work = [[diagnostics[i] for i in by_path[path]] for path in paths]
     verdicts = parallel_map(_fixes_apply, work, jobs, parsed=parsed, catalog=catalog)
-    out = list(diagnostics)
     for path, applies in zip(paths, verdicts):
         for i, ok in zip(by_path[path], applies):
             if not ok:
                 out[i] = replace(out[i], fix=None)
     return out
+
+
+def _fix_probes(result) -> tuple:
+    """Whether each rule's rewrite applies at each break site of a task, decided in the task's
+    worker while its trees are held (deciding it for the findings later parses them again)."""
+    state = shared_state()
+    project, catalog = state["project"], state["catalog"]
+    rewrites = [(rule.code, rule.fix_rewrite) for rule in catalog.rules if rule.fix_rewrite]
+    places = {(s.path, s.span) for s in result.sites} | {(f.path, f.break_span) for f in result.frames}
+    out = []
+    for path, span in sorted(places, key=lambda p: (p[0], p[1].line, p[1].column)):
+        module = project.modules.get(project.by_path.get(path, ""))
+        if module is None:
+            continue
+        for code, rewrite in rewrites:
+            probe = Diagnostic(code=code, name="", severity="", kind="", path=path, span=span, message="")
+            out.append(((path, span, code), rewrite_applies(module.parsed, probe, rewrite)))
+    return tuple(out)
 
 
 def _fixes_apply(diagnostics: list[Diagnostic]) -> list[bool]:

@@ -114,14 +114,18 @@ def _entries_one(name: str):
 
 
 def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tasks: tuple[Task, ...],
-              jobs: int) -> list[TaskResult]:
+              jobs: int, with_trees: Callable[[TaskResult], object] | None = None) -> list[tuple[TaskResult, object]]:
+    """Each task's result, with what `with_trees(result)` computes from it in the same worker
+    while the task's trees are still held (later stages would otherwise parse those files again)."""
     return parallel_map(_task_one, list(range(len(tasks))), jobs, project=project, knowledge=knowledge,
-                        catalog=catalog, tasks=tasks)
+                        catalog=catalog, tasks=tasks, with_trees=with_trees)
 
 
-def _task_one(i: int) -> TaskResult:
+def _task_one(i: int) -> tuple[TaskResult, object]:
     with TREES.scope():
-        return run_task(_SHARED["project"], _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
+        result = run_task(_SHARED["project"], _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
+        after = _SHARED["with_trees"]
+        return result, after(result) if after is not None else None
 
 
 def parallel_map(fn, items: list, jobs: int, **shared) -> list:

@@ -215,3 +215,18 @@ def test_compile_mentions_are_the_full_scan_matches():
     for text in texts:
         expected = [(m.span(), m.groupdict()) for m in COMPILE_SYNTAX.finditer(text)]
         assert [(m.span(), m.groupdict()) for m in _compile_mentions(text)] == expected
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in (Path(__file__).resolve().parent.parent / "fixtures" / "fixes").iterdir()))
+def test_fix_offers_probed_in_the_tasks_match_trying_each_finding(case, monkeypatch):
+    """Fix offers decided in the task workers (trees at hand) equal trying each finding's rewrite
+    on its file afterwards."""
+    import gbreak_lint.api as api
+
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "fixes" / case
+    config = Config(root=root)
+    probed = analyse([root], config).result.diagnostics
+    monkeypatch.setattr(api, "_fix_probes", lambda result: ())
+    tried = analyse([root], config).result.diagnostics
+    assert probed == tried
+    assert any(d.fix is not None for d in probed)
