@@ -41,8 +41,8 @@ def _read_only(mapping: dict) -> MappingProxyType:
 copyreg.pickle(MappingProxyType, lambda m: (_read_only, (dict(m),)))  # the index crosses processes
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
-CHUNKS_PER_WORKER = 8  # contiguous runs of items (neighbouring files share imports: fewer re-parses)
-WORKER_TREE_BUDGET = 4_000_000  # source characters of trees a worker keeps between tasks
+CHUNKS_PER_WORKER = 16  # runs of neighbouring items (shared imports), short enough to end the workers together
+WORKER_TREE_BUDGET = 2_000_000  # source characters of trees a worker keeps between tasks (~50 bytes each)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,17 @@ class ModelEnv:
         self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates)
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._comprehensions: dict[FrameKey, tuple] = {}
+        self._node_memo: dict[tuple, tuple] = {}
+
+    def node_memo(self, kind: str, node, compute):
+        """`compute()` once per node and kind in this run: a function is walked for every
+        variant of its frame (tensor arguments, bindings), its facts stay the same. The node
+        is kept with the result so a reused id() never answers for another node."""
+        key = (kind, id(node))
+        hit = self._node_memo.get(key)
+        if hit is None or hit[0] is not node:
+            hit = self._node_memo[key] = (node, compute())
+        return hit[1]
 
     def op_counts(self) -> dict[str, int]:
         """Tensor ops in each analysed function's own body (the most of any analysed variant)."""

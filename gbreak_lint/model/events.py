@@ -10,7 +10,7 @@ from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
 from .types import Ctx, Event, FrameInfo, FrameKey
-from ..walk import walk
+from ..walk import children, walk
 
 COMPREHENSION_NAMES = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
@@ -58,14 +58,18 @@ class FrameBuilder:
             return FrameInfo(self.key, name, self.key.qualname, str(self.parsed.path), self.source.line,
                              tuple(self.events), is_generator=name == "<genexpr>",
                              returns_tensor=False, node=self.source.node,
-                             uses_torch=self._uses_torch(_names_read(self.source.node, skip_first_iter=True)))
+                             uses_torch=self._uses_torch(self.source.node, skip_first_iter=True))
         fn = self.source
         self.block(fn.node.body)
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, tuple(self.events),
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
                          returns_elements=self.returns_elements, node=fn.node,
-                         uses_torch=self._uses_torch(_names_read(fn.node.body)))
+                         uses_torch=self._uses_torch(fn.node.body))
+
+    def _names_read(self, node, skip_first_iter: bool = False) -> frozenset[str]:
+        return self.env.node_memo(f"names_read:{skip_first_iter}", node,
+                                  lambda: frozenset(_names_read(node, skip_first_iter)))
 
     # -- recording -------------------------------------------------------------------
     def span(self, node: cst.CSTNode):
@@ -323,7 +327,7 @@ class FrameBuilder:
         line = span.line
         name = COMPREHENSION_NAMES[type(node)]
         # Only the enclosing tensors the comprehension reads reach its frame (as free variables).
-        free = _names_read(node, skip_first_iter=True) & self.scope.tensors
+        free = self._names_read(node, skip_first_iter=True) & self.scope.tensors
         key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(free))
         self.env.register_comprehension(key, Comprehension(node, self.function, line), self.module)
         mode = "generator" if isinstance(node, cst.GeneratorExp) else "comprehension"
@@ -352,9 +356,11 @@ class FrameBuilder:
         if not outer:
             self.ctx.pop()
 
-    def _uses_torch(self, names: set[str]) -> bool:
+    def _uses_torch(self, node, skip_first_iter: bool = False) -> bool:
         """Does the code read a global bound to a torch module (Dynamo's has_tensor_in_frame)?"""
-        return any(self.env.project.is_torch_module_import(self.module, n) for n in names)
+        return self.env.node_memo(f"uses_torch:{skip_first_iter}", node, lambda: any(
+            self.env.project.is_torch_module_import(self.module, n)
+            for n in self._names_read(node, skip_first_iter)))
 
     # -- callbacks for tensor inference ------------------------------------------------
     def _returns(self, call: cst.Call) -> tuple[bool, tuple[bool, ...]]:
@@ -373,13 +379,20 @@ class FrameBuilder:
 
 
 def _expr_children(node: cst.CSTNode):
-    for child in node.children:
+    """Sub-expressions in source order (`walk.children`: libcst's `node.children` regenerates
+    them through a visitor, a tenth of a task's time; the two orders differ only for IfExp,
+    which `expr` handles itself, and Arg, whose keyword comes first here as in the source)."""
+    for child in children(node):
         if isinstance(child, cst.BaseExpression):
             yield child
-        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement,
+        elif isinstance(child, cst.Arg):
+            if child.keyword is not None:
+                yield child.keyword
+            yield child.value
+        elif isinstance(child, (cst.Element, cst.DictElement, cst.StarredDictElement,
                                 cst.StarredElement, cst.ComparisonTarget, cst.FormattedStringExpression)):
             yield from _expr_children(child)
-        elif isinstance(child, (cst.Index,)):
+        elif isinstance(child, cst.Index):
             yield child.value
 
 
