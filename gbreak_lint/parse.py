@@ -227,19 +227,21 @@ def blocks_of(stmt) -> list:
 def definition_nodes(module: cst.Module) -> list:
     """Every def and class of a module, in source order (statements only, never expressions)."""
     out: list = []
-
-    def walk(statements) -> None:
-        for stmt in statements:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                out.append(stmt)
-            if isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for block in blocks_of(stmt):
-                if isinstance(block, cst.IndentedBlock):
-                    walk(block.body)
-
-    walk(module.body)
+    _collect_definitions(module.body, out)
     return out
+
+
+def _collect_definitions(statements, out: list) -> None:
+    # A module-level function, not a recursive closure: a closure that calls itself is a
+    # reference cycle, and with the collector paused during a scan it kept every tree alive.
+    for stmt in statements:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            out.append(stmt)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for block in blocks_of(stmt):
+            if isinstance(block, cst.IndentedBlock):
+                _collect_definitions(block.body, out)
 
 
 # A def/class header at the start of a line. Text, not a parse: docstrings can hold such lines,

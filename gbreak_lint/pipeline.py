@@ -125,7 +125,13 @@ def _task_one(i: int) -> tuple[TaskResult, object]:
     with TREES.scope():
         result = run_task(_SHARED["project"], _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
         after = _SHARED["with_trees"]
-        return result, after(result) if after is not None else None
+        done = result, after(result) if after is not None else None
+    # A task's frame builders hold reference cycles (builder <-> cause matcher, bound-method
+    # callbacks) that keep the traced functions' subtrees alive; with the collector paused they
+    # piled up to gigabytes on a large library. One young-generation pass frees them: it looks
+    # only at what this task allocated (workers freeze what they inherit, see _worker_start).
+    gc.collect(0)
+    return done
 
 
 def parallel_map(fn, items: list, jobs: int, **shared) -> list:
@@ -155,3 +161,4 @@ def _map(fn, items: list, jobs: int) -> Iterable:
 
 def _worker_start() -> None:
     TREES.budget = WORKER_TREE_BUDGET
+    gc.freeze()  # the inherited index is never garbage: no collection looks at it again
