@@ -189,7 +189,7 @@ def _fix_probes(result) -> tuple:
     rewrites = [(rule.code, rule.fix_rewrite) for rule in catalog.rules if rule.fix_rewrite]
     places = {(s.path, s.span) for s in result.sites} | {(f.path, f.break_span) for f in result.frames}
     out = []
-    for path, span in sorted(places, key=lambda p: (p[0], p[1].line, p[1].column)):
+    for path, span in places:
         module = project.modules.get(project.by_path.get(path, ""))
         if module is None:
             continue

@@ -73,11 +73,11 @@ class ParsedModule:
     def innermost_definition(self, line: int) -> tuple[cst.CSTNode, Positions] | None:
         """The innermost def/class whose lines hold `line`, with its positions (computed for it
         alone), or None at module level."""
-        definitions, names = self.definitions(), self.definition_lines()
+        tree, definitions, names = self._tree(), self.definitions(), self.definition_lines()
         for i in range(len(definitions) - 1, -1, -1):
             if names[i] > line:
                 continue
-            local = self._tree().definition_positions(self.path, (definitions[i], names[i]))
+            local = tree.definition_positions(self.path, (definitions[i], names[i]))
             if local is None:
                 return None  # the text disagrees with the tree: let the caller use the module's
             start, _, end, _ = local.raw(definitions[i])

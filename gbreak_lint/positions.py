@@ -111,8 +111,10 @@ class Positions(Mapping):
         return None if found is None else (found[0] + self._offset, found[1], found[2] + self._offset, found[3])
 
     def raw(self, node: cst.CSTNode) -> Range:
-        sl, sc, el, ec = self._raw[node]
-        return sl + self._offset, sc, el + self._offset, ec
+        found = self.raw_or_none(node)
+        if found is None:
+            raise KeyError(node)
+        return found
 
     def __iter__(self) -> Iterator[cst.CSTNode]:
         return iter(self._raw)
