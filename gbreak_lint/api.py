@@ -15,8 +15,9 @@ from .catalog import Catalog, load_catalog
 from .checks import Thresholds, run_checks
 from .config import Config
 from .diagnostics import Diagnostic, LintResult
-from .discover import iter_python_files
+from .discover import discover
 from .fix import rewrite_applies
+from .index import IndexResult
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
@@ -77,39 +78,48 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     only reads the cache as long as no file of the project changed.
     """
     selection = selection or Selection(config.select, config.ignore)
-    excludes = config.exclude + config.extend_exclude
-    reported = iter_python_files(paths, config.root, excludes)
-    indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
+    reported, indexed, skipped = _files(paths, config)
     key = cache.cache_key(indexed, repr((config, selection)), config.extra_rules) if use_cache else None
-    full = cache.load(config.root, key) if key else None
+    results = cache.ResultCache(config.root, config.cache_dir) if key else None
+    full = results.load(key) if results else None
     if full is None:
         full = analyse([config.root, *paths], config, selection, progress=progress, jobs=jobs).result
-        if key:
-            cache.store(config.root, key, full)
-    wanted = {str(p) for p in reported}
+        if results:
+            results.store(key, full)
+    wanted = {str(p) for p in reported} | {e.path for e in skipped}
     return LintResult(len(reported), tuple(d for d in full.diagnostics if d.path in wanted),
                       tuple(e for e in full.errors if e.path in wanted))
 
 
+def _files(paths: list[Path], config: Config) -> tuple[list[Path], list[Path], list]:
+    """What is reported, what is indexed (the whole root too), and the files passed over
+    among those reported (with the reason)."""
+    excludes = config.exclude + config.extend_exclude
+    named = discover(paths, config.root, excludes)
+    everything = discover([config.root], config.root, excludes)
+    return list(named.files), sorted(set(everything.files) | set(named.files)), list(named.skipped)
+
+
 def analyse(paths: list[Path], config: Config, selection: Selection | None = None,
-            overlay: dict[str, bytes] | None = None, progress=None, jobs: int | None = None) -> Analysis:
+            overlay: dict[str, bytes] | None = None, progress=None, jobs: int | None = None,
+            program: Path | None = None) -> Analysis:
     """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff);
     `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY);
-    `jobs`: worker processes (default: one per CPU); the result does not depend on it."""
+    `jobs`: worker processes (default: one per CPU); the result does not depend on it;
+    `program`: predict only for what running this script compiles (`verify`), not for every
+    compile call of the project."""
     with paused_gc():
-        return _analyse(paths, config, selection, overlay, progress, jobs)
+        return _analyse(paths, config, selection, overlay, progress, jobs, program)
 
 
-def _analyse(paths, config, selection, overlay, progress, jobs) -> Analysis:
+def _analyse(paths, config, selection, overlay, progress, jobs, program=None) -> Analysis:
     selection = selection or Selection(config.select, config.ignore)
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)
-    excludes = config.exclude + config.extend_exclude
-    reported = iter_python_files(paths, config.root, excludes)
-    indexed = sorted(set(iter_python_files([config.root], config.root, excludes)) | set(reported))
+    reported, indexed, skipped = _files(paths, config)
     wanted = {str(p) for p in reported}
     jobs = scan_jobs(jobs, len(indexed))
-    modules, diagnostics, errors = [], [], []
+    modules, diagnostics, errors = [], [], list(skipped)
     clock = Stopwatch()
     for outcome in index_files(indexed, overlay, jobs, progress):
         if outcome.module is not None:
@@ -119,6 +129,8 @@ def _analyse(paths, config, selection, overlay, progress, jobs) -> Analysis:
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
     index = build_project(modules, [], knowledge, jobs)
+    if program is not None:
+        index = _program_only(index, str(program.resolve()))
     clock.lap("entry points")
     entries = index.entries + named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
@@ -140,6 +152,16 @@ def _analyse(paths, config, selection, overlay, progress, jobs) -> Analysis:
                         tuple(sorted(errors, key=lambda e: e.path)))
     clock.lap("rules + report")
     return Analysis(result, prediction, catalog)
+
+
+def _program_only(index: IndexResult, program: str) -> IndexResult:
+    """The compile calls and config switches of one script and the modules it imports."""
+    name = index.project.by_path.get(program)
+    reach = index.project.import_closure(name) if name is not None else frozenset()
+    mine = lambda path: index.project.by_path.get(path) in reach  # noqa: E731
+    return replace(index, entries=tuple(e for e in index.entries if mine(e.path)),
+                   configs=tuple(c for c in index.configs if mine(c.path)),
+                   wrapped=tuple(w for w in index.wrapped if mine(w.path)))
 
 
 def _filter(diagnostics, selection: Selection, config: Config, sources) -> list[Diagnostic]:
@@ -173,7 +195,8 @@ def _offer_fixes(diagnostics, parsed: dict, catalog: Catalog, jobs: int, probes:
             out[i] = replace(d, fix=None)
     paths = sorted(by_path)
     work = [[diagnostics[i] for i in by_path[path]] for path in paths]
-    verdicts = parallel_map(_fixes_apply, work, jobs, parsed=parsed, catalog=catalog)
+    verdicts = parallel_map(_fixes_apply, work, jobs, lambda diags, _: [False] * len(diags),
+                            parsed=parsed, catalog=catalog)
     for path, applies in zip(paths, verdicts):
         for i, ok in zip(by_path[path], applies):
             if not ok:

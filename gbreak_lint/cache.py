@@ -1,39 +1,74 @@
-"""Result cache in <project root>/.gbreak_cache/: a re-run with nothing changed costs one read.
+"""Result cache: a re-run with nothing changed costs one read.
 
+The scanned tree is untrusted (a pull request can add any file), so the cache is built so that
+nothing a project plants can be mistaken for a result, let alone run:
+- results are plain JSON, decoded field by field into the result types (never pickle);
+- each file carries an HMAC-SHA256 under a per-user secret kept in the user's cache home,
+  outside every project; a file without the right MAC is ignored, as is one of the wrong shape;
+- by default the cache lives in the user's cache home too (`$GBREAK_LINT_CACHE_DIR`, else
+  `$XDG_CACHE_HOME/gbreak-lint`, else `~/.cache/gbreak-lint`), one folder per project root;
+  `--cache-dir` / `cache-dir = "..."` move it, `--no-cache` turns it off.
 The key covers everything a result depends on: the content of every project file, the
-configuration and selection, and the tool itself (its source, rules and knowledge files), so
-any edit, upgrade or rule change invalidates it. A cache that cannot be read or written is
-ignored: the scan simply runs.
+configuration and selection, and the tool itself (its source, rules and knowledge files).
+A cache that cannot be read or written is ignored: the scan simply runs.
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 import os
-import pickle
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from .catalog import builtin_rules_dir
+from .diagnostics import LintResult
+from .files import read_regular, read_regular_file
+from .parse import MAX_FILE_BYTES
+from .plain import PlainDataError, from_plain, to_plain
 
-CACHE_DIR = ".gbreak_cache"
+FORMAT = 1
 KEEP = 4  # result files kept per project
+MAX_CACHE_BYTES = 256 * 1024 * 1024  # a larger "result" is not ours
+SECRET_BYTES = 32
+
+
+def user_cache_home() -> Path:
+    explicit = os.environ.get("GBREAK_LINT_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "gbreak-lint"
 
 
 def cache_key(files: list[Path], settings: str, extra_rules: Path | None) -> str | None:
     digest = hashlib.sha256()
     digest.update(_tool_fingerprint().encode())
     digest.update(settings.encode())
-    if extra_rules is not None:
+    if extra_rules is not None and extra_rules.is_dir():
         for rule in sorted(extra_rules.glob("*.yaml")):
-            digest.update(rule.read_bytes())
+            data = read_regular_file(rule, MAX_CACHE_BYTES)
+            if data is None:
+                return None
+            digest.update(data)
     for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        digest.update(str(path).encode() + b"\0" + hashlib.sha1(data).digest())
+        digest.update(str(path).encode() + b"\0" + _content_digest(path))
     return digest.hexdigest()
+
+
+def _content_digest(path: Path) -> bytes:
+    """What a file's result depends on: its bytes, or for a file the scan does not read (too
+    large, unreadable, not regular) the reason plus its size and time, since only the notice
+    comes of it."""
+    try:
+        return hashlib.sha1(read_regular(path, MAX_FILE_BYTES)).digest()
+    except OSError as err:
+        try:
+            info = path.stat()
+            return f"{err}:{info.st_size}:{info.st_mtime_ns}".encode()
+        except OSError:
+            return f"{err}".encode()
 
 
 @lru_cache(maxsize=1)
@@ -47,26 +82,75 @@ def _tool_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def load(root: Path, key: str):
-    path = root / CACHE_DIR / f"result-{key[:32]}.pickle"
-    try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
-        return None
+class ResultCache:
+    """Signed JSON results of whole-project scans, one folder per project root."""
+
+    def __init__(self, project_root: Path, folder: Path | None = None):
+        home = user_cache_home()
+        base = folder if folder is not None else home
+        project_id = hashlib.sha256(str(project_root.resolve()).encode()).hexdigest()[:16]
+        self.folder = base / "results" / project_id
+        self.secret = _secret(home, project_root)
+
+    def load(self, key: str) -> LintResult | None:
+        if self.secret is None:
+            return None
+        data = read_regular_file(self._path(key), MAX_CACHE_BYTES)
+        if data is None:
+            return None
+        try:
+            envelope = json.loads(data)
+            payload = envelope["payload"]
+            expected = self._mac(payload.encode())
+            if not isinstance(envelope.get("mac"), str) or not hmac.compare_digest(envelope["mac"], expected):
+                return None
+            body = json.loads(payload)
+            if body.get("format") != FORMAT or body.get("key") != key:
+                return None
+            return from_plain(LintResult, body["result"])
+        except (ValueError, KeyError, TypeError, AttributeError, PlainDataError, RecursionError):
+            return None  # corrupt, foreign or planted: ignored, the scan runs
+
+    def store(self, key: str, result: LintResult) -> None:
+        if self.secret is None:
+            return
+        payload = json.dumps({"format": FORMAT, "key": key, "result": to_plain(result)},
+                             separators=(",", ":"))
+        envelope = json.dumps({"mac": self._mac(payload.encode()), "payload": payload})
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(envelope)
+            os.replace(tmp, self._path(key))
+            results = sorted(self.folder.glob("result-*.json"), key=lambda p: p.stat().st_mtime)
+            for old in results[:-KEEP]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            return
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"result-{key[:32]}.json"
+
+    def _mac(self, data: bytes) -> str:
+        return hmac.new(self.secret, data, hashlib.sha256).hexdigest()
 
 
-def store(root: Path, key: str, value) -> None:
-    folder = root / CACHE_DIR
+def _secret(home: Path, project_root: Path) -> bytes | None:
+    """The per-user signing secret, created on first use (mode 0600). None (no cache) when it
+    cannot be had, or when the cache home lies inside the scanned project, which could then
+    have planted the secret itself."""
+    path = home / "secret"
     try:
-        folder.mkdir(exist_ok=True)
-        (folder / ".gitignore").write_text("*\n")
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        if path.resolve().is_relative_to(project_root.resolve()):
+            return None
+        home.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, folder / f"result-{key[:32]}.pickle")
-        results = sorted(folder.glob("result-*.pickle"), key=lambda p: p.stat().st_mtime)
-        for old in results[:-KEEP]:
-            old.unlink(missing_ok=True)
+            fh.write(os.urandom(SECRET_BYTES))
+    except FileExistsError:
+        pass
     except OSError:
-        return
+        return None
+    data = read_regular_file(path, SECRET_BYTES)
+    return data if data is not None and len(data) == SECRET_BYTES else None

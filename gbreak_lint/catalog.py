@@ -18,7 +18,21 @@ TRIGGER_KEYS = frozenset({
     "call", "call_with_tensor_arg", "call_with_tensor_or_module_arg", "tensor_method",
     "logger_method", "tensor_attribute_assign", "check",
 })
+# Break causes the model finds by analysis rather than by a name table (`trigger: {check: ...}`).
+CAUSE_CHECKS = frozenset({"data_dependent_branch", "disabled_call", "dynamic_shape_index",
+                          "unsupported_context_manager"})
+TOP_KEYS = frozenset(REQUIRED) | {"gb_codes", "docs", "torch", "suggestion", "fix", "break", "trigger",
+                                  "unless_config", "gb_code_when", "check", "evidence"}
+FIX_KEYS = frozenset({"safety", "description", "rewrite"})
+FIX_SAFETIES = ("none", "safe", "unsafe")
+GB_CODE_RE = re.compile(r"^GB\d{4}$")
+DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
+PACKAGE = Path(__file__).resolve().parent
 BREAK_KINDS = ("resumable", "skip_frame", "unresumable", "none")
+# What shows a rule's example does what it says: a torch run, PyTorch's docs (advice), or
+# Python's own parser (syntax errors).
+EVIDENCE = ("torch", "docs", "python")
 DOCS_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
 
@@ -48,7 +62,7 @@ class Rule:
     unless_config: str | None = None
     gb_code_when: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     check: str | None = None  # structural rules: module in gbreak_lint/checks/
-    evidence: str = "torch"  # "torch": examples are checked under real Dynamo; "docs": advice
+    evidence: str = "torch"  # see EVIDENCE
     source: str = ""
 
     @property
@@ -160,8 +174,8 @@ def _validate(path: Path, data: dict) -> None:
         raise CatalogError(f"{path}: severity must be one of {', '.join(SEVERITIES)}")
     if data.get("break", "none") not in BREAK_KINDS:
         raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
-    if data.get("evidence", "torch") not in ("torch", "docs"):
-        raise CatalogError(f"{path}: evidence must be torch or docs")
+    if data.get("evidence", "torch") not in EVIDENCE:
+        raise CatalogError(f"{path}: evidence must be one of {', '.join(EVIDENCE)}")
     when = data.get("gb_code_when") or {}
     if set(when) - {"integer_receiver", "numpy_argument"} or \
             any(code not in (data.get("gb_codes") or ()) for code in when.values()):
@@ -169,8 +183,63 @@ def _validate(path: Path, data: dict) -> None:
     expected_docs = [DOCS_URL.format(str(c).lower()) for c in data.get("gb_codes") or ()]
     if data.get("docs", expected_docs) != expected_docs:
         raise CatalogError(f"{path}: docs must link the pages of gb_codes: {expected_docs}")
-    if not data.get("trigger") and not data.get("check"):
+    if not data.get("trigger") and not data.get("check") and data["kind"] != "syntax-error":
         raise CatalogError(f"{path}: a rule needs a trigger (break cause) or a check (structural)")
-    unknown = set(data.get("trigger") or {}) - TRIGGER_KEYS
+    _validate_keys(path, data)
+    _validate_trigger(path, data.get("trigger"))
+    _validate_fix(path, data.get("fix"))
+    if data.get("check") is not None:
+        _engine_module(path, "check", data["check"], "checks")
+
+
+def _validate_keys(path: Path, data: dict) -> None:
+    unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
-        raise CatalogError(f"{path}: unknown trigger {', '.join(sorted(unknown))}")
+        raise CatalogError(f"{path}: unknown key '{unknown[0]}' (known: {', '.join(sorted(TOP_KEYS))})")
+    codes = data.get("gb_codes") or []
+    if not isinstance(codes, list) or not all(GB_CODE_RE.match(str(c)) for c in codes):
+        raise CatalogError(f"{path}: gb_codes must be a list of Dynamo codes like GB0059")
+    for key in ("unless_config", "suggestion", "torch"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise CatalogError(f"{path}: '{key}' must be a string")
+    if data.get("unless_config") is not None and not IDENTIFIER_RE.match(data["unless_config"]):
+        raise CatalogError(f"{path}: unless_config must name a torch._dynamo.config flag")
+
+
+def _validate_trigger(path: Path, trigger) -> None:
+    if trigger is None:
+        return
+    if not isinstance(trigger, dict):
+        raise CatalogError(f"{path}: trigger must be a mapping")
+    for key, value in trigger.items():
+        if key not in TRIGGER_KEYS:
+            raise CatalogError(f"{path}: unknown trigger '{key}' (known: {', '.join(sorted(TRIGGER_KEYS))})")
+        if key == "check":
+            if value not in CAUSE_CHECKS:
+                raise CatalogError(f"{path}: unknown trigger check '{value}' "
+                                   f"(known: {', '.join(sorted(CAUSE_CHECKS))})")
+        elif not isinstance(value, list) or not value or \
+                not all(isinstance(v, str) and DOTTED_RE.match(v) for v in value):
+            raise CatalogError(f"{path}: trigger '{key}' must be a list of (dotted) names")
+
+
+def _validate_fix(path: Path, fix) -> None:
+    if fix is None:
+        return
+    if not isinstance(fix, dict):
+        raise CatalogError(f"{path}: fix must be a mapping")
+    unknown = sorted(set(fix) - FIX_KEYS)
+    if unknown:
+        raise CatalogError(f"{path}: unknown key 'fix.{unknown[0]}' (known: {', '.join(sorted(FIX_KEYS))})")
+    if fix.get("safety", "none") not in FIX_SAFETIES:
+        raise CatalogError(f"{path}: fix.safety must be one of {', '.join(FIX_SAFETIES)}")
+    if fix.get("rewrite") is not None:
+        _engine_module(path, "fix.rewrite", fix["rewrite"], "fix")
+
+
+def _engine_module(path: Path, key: str, name, package: str) -> None:
+    """A `check:` or `fix.rewrite:` must name a module the engine ships (read by name later)."""
+    if not isinstance(name, str) or not IDENTIFIER_RE.match(name) or \
+            not (PACKAGE / package / f"{name}.py").is_file():
+        known = sorted(p.stem for p in (PACKAGE / package).glob("*.py") if not p.stem.startswith("_"))
+        raise CatalogError(f"{path}: unknown {key} '{name}' (known: {', '.join(known)})")

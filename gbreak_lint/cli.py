@@ -57,13 +57,15 @@ def cli(ctx: click.Context) -> None:
 @click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the .gbreak_cache result cache.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Where results are cached (default: the user cache folder, ~/.cache/gbreak-lint).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1),
               help="Worker processes for a scan (default: one per CPU). Results do not depend on it.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
           assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, no_cache,
-          jobs, quiet):
+          cache_dir, jobs, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, lint_paths
     from .config import load_config
@@ -73,10 +75,13 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
     if missing:
         raise UsageFailure(f"no such file or directory: {', '.join(missing)}")
     config = load_config(paths[0], config_file)
+    for warning in config.warnings:
+        click.echo(f"gbreak-lint: warning: {warning}", err=True)
     config = config.with_overrides(fail_on=fail_on, torch_profile=torch_profile,
                                    root=root.resolve() if root else None,
                                    entry_points=config.entry_points + tuple(entries) if entries else None,
-                                   assume_compiled=assume_compiled)
+                                   assume_compiled=assume_compiled,
+                                   cache_dir=cache_dir.resolve() if cache_dir else None)
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
@@ -268,7 +273,7 @@ def verify_cmd(script, args, fmt, root, timeout):
     config = config.with_overrides(root=root.resolve() if root else None)
     click.echo(f"gbreak-lint verify: running {script.name} under torch (this executes it)...", err=True)
     result = label(script, config.root, [None], timeout, list(args))
-    report = analyse([config.root], config).result
+    report = analyse([config.root], config, program=script).result
     diags = [diagnostic_dict(d) for d in report.diagnostics]
     for d in diags:  # the JSON paths are relative to the cwd; compare wants them under root
         d["path"] = str(Path(d["path"]).resolve())

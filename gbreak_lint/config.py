@@ -28,6 +28,7 @@ KNOWN_KEYS = {
     "assume-compiled": ("assume_compiled", str),
     "disable-advice-min-breaks": ("disable_min_breaks", int),
     "disable-advice-max-ops": ("disable_max_ops", int),
+    "cache-dir": ("cache_dir", str),
 }
 
 
@@ -52,6 +53,8 @@ class Config:
     assume_compiled: str = "none"  # "modules": every nn.Module.forward is an entry point
     disable_min_breaks: int = 3  # GBL404: this many breaks in one function ...
     disable_max_ops: int = 2  # ... with at most this many tensor ops: suggest torch.compiler.disable
+    cache_dir: Path | None = None  # None: the user's cache home (see cache.py)
+    warnings: tuple[str, ...] = ()  # settings that were refused; the scan goes on without them
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -122,8 +125,22 @@ def _from_table(table: dict, path: Path) -> Config:
         )
     if values.get("assume_compiled", "none") not in ("none", "modules"):
         raise ConfigError(f"{path}: 'assume-compiled' must be 'none' or 'modules'")
-    if "baseline" in values:
-        values["baseline"] = (root / values["baseline"]).resolve()
-    if "extra_rules" in values:
-        values["extra_rules"] = (root / values["extra_rules"]).resolve()
-    return Config(root=root, source=path, **values)
+    warnings: list[str] = []
+    for attr, key in (("baseline", "baseline"), ("extra_rules", "extra-rules")):
+        if attr in values:
+            values[attr] = _inside_repository(path, key, root / values[attr], warnings)
+    if "cache_dir" in values:
+        values["cache_dir"] = (root / values["cache_dir"]).expanduser().resolve()
+    return Config(root=root, source=path, warnings=tuple(warnings), **values)
+
+
+def _inside_repository(config_file: Path, key: str, target: Path, warnings: list[str]) -> Path | None:
+    """A path a project's own configuration names must stay inside its repository: a
+    checkout under review must not make the linter read files elsewhere on the machine."""
+    resolved = target.resolve()
+    folder = config_file.resolve().parent
+    top = next((c for c in (folder, *folder.parents) if (c / ".git").exists()), folder)
+    if resolved.is_relative_to(top):
+        return resolved
+    warnings.append(f"{config_file}: '{key}' points outside the repository ({resolved}); ignored")
+    return None

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
+from dataclasses import dataclass
 from pathlib import Path
+
+from .diagnostics import FileError
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "site-packages", "dist-packages", "node_modules",
@@ -36,17 +40,60 @@ def is_excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Discovered:
+    """The files to analyse, and the ones passed over with the reason (reported, never fatal)."""
+
+    files: tuple[Path, ...]
+    skipped: tuple[FileError, ...] = ()
+
+
 def iter_python_files(paths: list[Path], root: Path, exclude: tuple[str, ...]) -> list[Path]:
-    """Absolute, de-duplicated, sorted .py files under `paths` (files are taken as given)."""
+    return list(discover(paths, root, exclude).files)
+
+
+def discover(paths: list[Path], root: Path, exclude: tuple[str, ...]) -> Discovered:
+    """Absolute, de-duplicated, sorted .py files under `paths` (files are taken as given).
+
+    The tree is untrusted: a symlink is followed only to a file inside the project root (its
+    real path is what is analysed), and anything that is not a regular file (a FIFO would
+    block the reader forever, a device could stream) is passed over with a notice."""
     found: set[Path] = set()
+    skipped: dict[str, FileError] = {}
+    root = root.resolve()
     for given in paths:
-        p = given.resolve()
-        if p.is_file():
-            if not is_excluded(p, root, exclude):
-                found.add(p)
-        elif p.is_dir():
-            found.update(_walk(p, root, exclude))
-    return sorted(found)
+        candidates = _walk(given.resolve(), root, exclude) if given.is_dir() else [given]
+        for path in candidates:
+            verdict = _admit(Path(path), root)
+            if isinstance(verdict, FileError):
+                skipped.setdefault(verdict.path, verdict)
+            elif not is_excluded(verdict, root, exclude):
+                found.add(verdict)
+    return Discovered(tuple(sorted(found)), tuple(sorted(skipped.values(), key=lambda e: e.path)))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+        return False
+
+
+def _admit(path: Path, root: Path) -> Path | FileError:
+    """The real path of a file to analyse, or why it is passed over."""
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_symlink() and not _inside(absolute, root):
+        return FileError(str(absolute), "symlink to a location outside the project root; not followed")
+    try:
+        real = absolute.resolve(strict=True)
+        mode = real.stat().st_mode
+    except (OSError, RuntimeError) as err:
+        return FileError(str(absolute), f"cannot read file: {getattr(err, 'strerror', None) or err}")
+    if stat.S_ISDIR(mode):
+        return FileError(str(absolute), "symlink to a directory; not followed")
+    if not stat.S_ISREG(mode):
+        return FileError(str(absolute), "not a regular file (FIFO, socket or device); not read")
+    return real
 
 
 def _walk(top: Path, root: Path, exclude: tuple[str, ...]):
@@ -58,7 +105,5 @@ def _walk(top: Path, root: Path, exclude: tuple[str, ...]):
             if not is_skipped_dir(here / d) and not is_excluded(here / d, root, exclude)
         )
         for name in filenames:
-            if name.endswith(".py"):
-                f = here / name
-                if f.is_file() and not is_excluded(f, root, exclude):
-                    yield f
+            if name.endswith(".py") and not is_excluded(here / name, root, exclude):
+                yield here / name

@@ -11,6 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from .diagnostics import Diagnostic, FileError, Span
+from .files import NotReadable, read_regular
 from .positions import Positions, compute_definition_positions, compute_positions
 
 SYNTAX_ERROR_CODE = "GBL001"
@@ -286,10 +287,9 @@ class ParseOutcome:
 
 def parse_file(path: Path) -> ParseOutcome:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return ParseOutcome(error=FileError(str(path), f"file too large to analyse ({size} bytes)"))
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)
+    except NotReadable as err:
+        return ParseOutcome(error=FileError(str(path), str(err)))
     except OSError as err:
         return ParseOutcome(error=FileError(str(path), f"cannot read file: {err.strerror or err}"))
     if b"\x00" in data:

@@ -30,6 +30,7 @@ from .index.symbols import ModuleIndex
 from .knowledge import Knowledge
 from .model.predict import Task, TaskResult, run_task
 from .parse import TREES, parse_file, parse_source
+from .workers import robust_map
 
 # Below this many files a scan runs in one process: starting workers costs more than it saves.
 MIN_FILES_FOR_WORKERS = 64
@@ -98,7 +99,8 @@ def index_files(paths: list[Path], overlay: dict[str, bytes] | None, jobs: int,
                 progress: Callable[[int, int], None] | None = None) -> list[FileOutcome]:
     items = [(path, (overlay or {}).get(str(path))) for path in paths]
     outcomes = []
-    for done, outcome in enumerate(_map(_index_one, items, _workers(jobs, len(items))), 1):
+    failed = lambda item, reason: FileOutcome(str(item[0]), error=FileError(str(item[0]), reason))  # noqa: E731
+    for done, outcome in enumerate(_map(_index_one, items, _workers(jobs, len(items)), failed), 1):
         if progress is not None:
             progress(done, len(items))
         outcomes.append(outcome)
@@ -120,7 +122,8 @@ def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge
                   jobs: int) -> IndexResult:
     project = assemble_project(modules)
     candidates = [name for name, mod in project.modules.items() if might_hold_entries(project, knowledge, mod)]
-    facts = parallel_map(_entries_one, candidates, jobs, project=project, knowledge=knowledge)
+    failed = lambda name, reason: FileError(project.modules[name].path, reason)  # noqa: E731
+    facts = parallel_map(_entries_one, candidates, jobs, failed, project=project, knowledge=knowledge)
     return collect_entry_facts(project, facts, errors)
 
 
@@ -134,7 +137,11 @@ def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tas
               jobs: int, with_trees: Callable[[TaskResult], object] | None = None) -> list[tuple[TaskResult, object]]:
     """Each task's result, with what `with_trees(result)` computes from it in the same worker
     while the task's trees are still held (later stages would otherwise parse those files again)."""
-    return parallel_map(_task_one, list(range(len(tasks))), jobs, project=project, knowledge=knowledge,
+    def failed(i: int, reason: str) -> tuple[TaskResult, object]:
+        entry = tasks[i].entries[0]
+        return TaskResult(errors=(FileError(entry.path, f"{entry.function}: {reason}"),)), ()
+
+    return parallel_map(_task_one, list(range(len(tasks))), jobs, failed, project=project, knowledge=knowledge,
                         catalog=catalog, tasks=tasks, with_trees=with_trees)
 
 
@@ -151,11 +158,12 @@ def _task_one(i: int) -> tuple[TaskResult, object]:
     return done
 
 
-def parallel_map(fn, items: list, jobs: int, **shared) -> list:
-    """`fn(item)` for each item, in forked workers that see `shared` through `shared_state()`."""
+def parallel_map(fn, items: list, jobs: int, on_failure: Callable[[object, str], object], **shared) -> list:
+    """`fn(item)` for each item, in forked workers that see `shared` through `shared_state()`;
+    an item whose analysis fails twice (or kills its worker) becomes `on_failure(item, reason)`."""
     _SHARED.clear()
     _SHARED.update(shared)
-    return list(_map(fn, items, _workers(jobs, len(items))))
+    return list(_map(fn, items, _workers(jobs, len(items)), on_failure))
 
 
 def shared_state() -> dict:
@@ -166,14 +174,13 @@ def _workers(jobs: int, items: int) -> int:
     return 1 if items < 2 else min(jobs, items)
 
 
-def _map(fn, items: list, jobs: int) -> Iterable:
+def _map(fn, items: list, jobs: int, on_failure: Callable[[object, str], object]) -> Iterable:
     """`fn` over `items`, in order; in `jobs` worker processes when that is more than one."""
     if jobs <= 1 or len(items) < 2:
         yield from map(fn, items)
         return
     chunk = max(1, len(items) // (jobs * CHUNKS_PER_WORKER))
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_start) as pool:
-        yield from pool.imap(fn, items, chunksize=chunk)
+    yield from robust_map(fn, items, jobs, chunk, _worker_start, on_failure)
 
 
 def _worker_start() -> None:

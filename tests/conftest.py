@@ -16,6 +16,22 @@ def pytest_addoption(parser):
                      help="rewrite fixtures/**/expected.json from the linter's output (review the diff!)")
 
 
+_CACHE_HOME = None
+
+
+def cache_home() -> Path:
+    """The result-cache home of this test session (never the developer's own)."""
+    return _CACHE_HOME
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache_home(tmp_path_factory, monkeypatch):
+    global _CACHE_HOME
+    if _CACHE_HOME is None:
+        _CACHE_HOME = tmp_path_factory.mktemp("gbreak-cache-home")
+    monkeypatch.setenv("GBREAK_LINT_CACHE_DIR", str(_CACHE_HOME))
+
+
 @pytest.fixture
 def update_goldens(request):
     return request.config.getoption("--update-goldens")

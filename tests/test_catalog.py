@@ -7,7 +7,7 @@ import yaml
 from gbreak_lint.catalog import CatalogError, load_catalog
 from gbreak_lint.knowledge import load_profile
 
-from conftest import run_json
+from conftest import run, run_json
 
 CATALOG = load_catalog()
 RULES = CATALOG.rules
@@ -66,3 +66,52 @@ def test_knowledge_profile_names_python_version():
     k = load_profile("2.13")
     assert k.python == "3.11" and k.comprehension_frames
     assert "torch.no_grad" in k.resumable_context_managers
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.evidence == "python"], ids=lambda r: r.code)
+def test_python_evidence_examples(rule):
+    with pytest.raises(SyntaxError):
+        compile(rule.example, "example.py", "exec")
+    compile(rule.use_instead, "use_instead.py", "exec")
+
+
+def test_every_emitted_code_has_a_rule(capsys):
+    from gbreak_lint.parse import SYNTAX_ERROR_CODE
+
+    assert CATALOG.get(SYNTAX_ERROR_CODE).name == "syntax-error"
+
+
+def _user_rule(tmp_path, **changes):
+    data = {"code": "GBL901", "name": "log-metrics-call", "kind": "graph-break", "severity": "warning",
+            "summary": "s", "message": "m", "why": "w", "example": "e", "use_instead": "u",
+            "break": "resumable", "trigger": {"call": ["metrics.log_metrics"]}}
+    data.update(changes)
+    folder = tmp_path / "rules"
+    folder.mkdir(exist_ok=True)
+    (folder / "mine.yaml").write_text(yaml.safe_dump(data))
+    return folder
+
+
+@pytest.mark.parametrize("changes,named", [
+    ({"trigger": {"check": "data_dependant_branch"}}, "data_dependant_branch"),
+    ({"trigger": {"calls": ["x.y"]}}, "calls"),
+    ({"trigger": {"call": "x.y"}}, "call"),
+    ({"check": "lopo"}, "lopo"),
+    ({"fix": {"safety": "safe", "rewrite": "unroll_lop"}}, "unroll_lop"),
+    ({"fix": {"safty": "safe"}}, "fix.safty"),
+    ({"gb_code": ["GB0059"]}, "gb_code"),
+    ({"gb_codes": ["0059"]}, "gb_codes"),
+])
+def test_rule_typos_fail_at_load_time(tmp_path, changes, named):
+    folder = _user_rule(tmp_path, **changes)
+    with pytest.raises(CatalogError, match=named) as info:
+        load_catalog(folder)
+    assert "mine.yaml" in str(info.value)
+
+
+def test_rule_typo_is_a_usage_error_on_the_command_line(project, capsys, tmp_path):
+    folder = _user_rule(tmp_path, trigger={"check": "nope"})
+    project("main.py", "x = 1\n")
+    (project.root / "pyproject.toml").write_text(f"[tool.gbreak-lint]\nextra-rules = '{folder}'\n")
+    code, _, err = run(capsys, "check", project.root)
+    assert code == 2 and "mine.yaml" in err and "nope" in err and "internal error" not in err

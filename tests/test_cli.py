@@ -5,7 +5,7 @@ import sys
 
 import jsonschema
 
-from conftest import REPO, run, run_json
+from conftest import cache_home, REPO, run, run_json
 
 BREAKING = """\
 import torch
@@ -240,8 +240,8 @@ def test_result_cache_is_reused_and_invalidated(project, capsys):
     project("a.py", BREAKING)
     project("b.py", CLEAN)
     cold = run_json(capsys, project.root)
-    cache_dir = project.root / ".gbreak_cache"
-    assert list(cache_dir.glob("result-*.pickle"))
+    assert list(cache_home().rglob("result-*.json"))
+    assert not (project.root / ".gbreak_cache").exists()  # nothing written into the scanned tree
     assert run_json(capsys, project.root) == cold
     only_b = run_json(capsys, project.root / "b.py")  # pre-commit style, served from the cache
     assert only_b["files_scanned"] == 1 and only_b["diagnostics"] == []

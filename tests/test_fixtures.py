@@ -32,8 +32,9 @@ def test_golden(folder, capsys, monkeypatch, update_goldens):
     monkeypatch.chdir(folder)
     got = simplified(run_json(capsys, ".", "--root", "."))
     golden = folder / "expected.json"
-    if update_goldens or not golden.exists():
+    if update_goldens:
         golden.write_text(json.dumps(got, indent=1) + "\n")
+    assert golden.exists(), f"{folder} has no expected.json: review the output, then run with --update-goldens"
     assert got == json.loads(golden.read_text())
 
 

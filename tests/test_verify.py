@@ -51,3 +51,18 @@ def test_verify_agrees_and_passes_arguments(project, capsys):
     code, out, _ = run(capsys, "verify", script, "--", "--mark", marker)
     assert code == 0 and marker.read_text() == "ran"
     assert "main.py:6" in out and "ok" in out
+
+
+@requires_torch
+@pytest.mark.torch
+def test_verify_predicts_only_for_the_script_it_runs(project, capsys):
+    """A script inside a larger repository: other files' compiled code is not what it runs."""
+    project("tools/other.py", "import torch\n\n\n@torch.compile\ndef g(x):\n    print('never run')\n"
+                              "    return x.sum().item()\n")
+    project("tools/helpers.py", "def helper(x):\n    print('in helper')\n    return x * 2\n")
+    script = project("tools/main.py", PROGRAM.replace("def helper(x):\n    print(\"in helper\")\n"
+                                                      "    return x * 2\n", "from helpers import helper\n"))
+    code, out, _ = run(capsys, "verify", script, "--format", "json")
+    doc = json.loads(out)
+    assert doc["counts"]["site_fp"] == 0, doc["rows"]
+    assert doc["counts"]["site_tp"] == 1, doc["rows"]

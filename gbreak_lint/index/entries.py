@@ -256,6 +256,9 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
     text = module.parsed.text
     if "reorderable_logging_functions" in text:
         return True
+    compilers = knowledge.compile_functions | knowledge.legacy_optimize
+    if any(target in compilers for target in module.imports.values()):
+        return True  # `from torch import compile as tc`: the calls need not say "compile"
     if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):
         return True
     for m in _compile_mentions(text):
@@ -276,6 +279,11 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
 def find_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
     if not might_hold_entries(project, knowledge, module):
         return EntryFacts()
+    return walk_entries(project, knowledge, module)
+
+
+def walk_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex) -> EntryFacts:
+    """The full (costly) search for entry points, without the text pre-filter."""
     finder = _EntryFinder(project, knowledge, module)
     walk(module.parsed.module, finder)
     return EntryFacts(tuple(finder.entries), tuple(finder.configs), tuple(finder.wrapped))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import libcst as cst
@@ -21,13 +21,27 @@ TORCH_SUBMODULES = frozenset({
 # nn.Module methods that return the module itself: `Net().eval()` is still a Net
 SAME_INSTANCE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double",
                                    "bfloat16", "requires_grad_", "share_memory", "to_empty"})
-MAX_REEXPORT_HOPS = 8
+
+
+class _LookupMemo:
+    """Answers of the pure lookups over one (immutable) project index."""
+
+    def __init__(self):
+        self.lookup: dict[str, FunctionInfo | ClassInfo | None] = {}
+        self.mro: dict[str, tuple] = {}
+        self.bases: dict[str, tuple[str, ...]] = {}
+        self.active: set[str] = set()  # lookups under way (cycle detection)
+        self.cut = False  # whether a cycle was cut below the current lookup
+
+
+MAX_LOOKUP_CHAIN = 48  # re-exports followed in one lookup; real libraries need a handful
 
 
 @dataclass(frozen=True)
 class ProjectIndex:
     modules: Mapping[str, ModuleIndex]  # module name -> index
     by_path: Mapping[str, str]  # file path -> module name
+    _memo: _LookupMemo = field(default_factory=_LookupMemo, compare=False, repr=False)
 
     # -- lookups ---------------------------------------------------------------------
     def function(self, qualname: str | None) -> FunctionInfo | None:
@@ -38,14 +52,35 @@ class ProjectIndex:
         target = self.lookup(qualname)
         return target if isinstance(target, ClassInfo) else None
 
-    def lookup(self, qualname: str | None, hops: int = 0) -> FunctionInfo | ClassInfo | None:
-        """Find a project function or class by qualified name, following re-exports."""
-        if not qualname or hops > MAX_REEXPORT_HOPS:
+    def lookup(self, qualname: str | None) -> FunctionInfo | ClassInfo | None:
+        """Find a project function or class by qualified name, following re-exports,
+        star imports and inheritance. Memoised, and safe on import cycles: re-exports and star
+        imports chain across modules, and without a memo a tree of them is explored again for
+        every path that reaches it (exponential on large libraries)."""
+        if not qualname:
             return None
+        memo = self._memo.lookup
+        if qualname in memo:
+            return memo[qualname]
+        if qualname in self._memo.active or len(self._memo.active) >= MAX_LOOKUP_CHAIN:
+            # a cycle (this path adds nothing), or a chain of re-exports that keeps growing
+            # the name (a package re-exporting a submodule missing from the tree)
+            self._memo.cut = True
+            return None
+        self._memo.active.add(qualname)
+        outer_cut, self._memo.cut = self._memo.cut, False
+        try:
+            found = self._lookup(qualname)
+        finally:
+            self._memo.active.discard(qualname)
+        if not self._memo.cut or found is not None:  # an answer cut short by a cycle is not final
+            memo[qualname] = found
+        self._memo.cut = self._memo.cut or outer_cut
+        return found
+
+    def _lookup(self, qualname: str) -> FunctionInfo | ClassInfo | None:
         module, rest = self._split_module(qualname)
-        if module is None:
-            return None
-        if not rest:
+        if module is None or not rest:
             return None
         if qualname in module.functions:
             return module.functions[qualname]
@@ -53,22 +88,23 @@ class ProjectIndex:
             return module.classes[qualname]
         head, _, tail = rest.partition(".")
         if head in module.imports:  # re-exported name (e.g. through __init__.py)
-            again = module.imports[head] + (f".{tail}" if tail else "")
-            return self.lookup(again, hops + 1)
+            return self.lookup(module.imports[head] + (f".{tail}" if tail else ""))
         for star in module.star_imports:
-            found = self.lookup(f"{star}.{rest}", hops + 1)
+            if star not in self.modules:
+                continue  # a module missing from the tree: nothing to find there
+            found = self.lookup(f"{star}.{rest}")
             if found is not None:
                 return found
-        return self._inherited_member(module, head, tail, hops)
+        return self._inherited_member(module, head, tail)
 
-    def _inherited_member(self, module: ModuleIndex, head: str, tail: str, hops: int):
+    def _inherited_member(self, module: ModuleIndex, head: str, tail: str):
         """`pkg.mod.Class.method` where the method is defined on a base class."""
         cls = module.classes.get(f"{module.name}.{head}")
         if cls is None or not tail or "." in tail:
             return None
         for base in self.mro(cls)[1:]:
             if tail in base.methods:
-                return self.lookup(base.methods[tail], hops + 1)
+                return self.lookup(base.methods[tail])
         return None
 
     def _split_module(self, qualname: str) -> tuple[ModuleIndex | None, str]:
@@ -78,6 +114,29 @@ class ProjectIndex:
             if name in self.modules:
                 return self.modules[name], ".".join(parts[i:])
         return None, ""
+
+    def module_of_prefix(self, qualname: str) -> str | None:
+        """The longest prefix of a dotted name that is a project module."""
+        parts = qualname.split(".")
+        for i in range(len(parts), 0, -1):
+            name = ".".join(parts[:i])
+            if name in self.modules:
+                return name
+        return None
+
+    def import_closure(self, start: str) -> frozenset[str]:
+        """The project modules `start` imports, directly or through others (itself included):
+        the code a program that runs `start` can reach."""
+        seen = {start}
+        todo = [start]
+        while todo:
+            module = self.modules[todo.pop()]
+            for target in (*module.imports.values(), *module.star_imports):
+                other = self.module_of_prefix(target)
+                if other is not None and other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        return frozenset(seen)
 
     # -- name resolution ---------------------------------------------------------------
     def qualify(self, expr: cst.BaseExpression, module: ModuleIndex,
@@ -109,7 +168,7 @@ class ProjectIndex:
         if head in module.imports:
             return module.imports[head]
         for star in module.star_imports:
-            if self.lookup(f"{star}.{head}") is not None:
+            if star in self.modules and self.lookup(f"{star}.{head}") is not None:
                 return f"{star}.{head}"
         if head in BUILTIN_NAMES and head not in module.values:
             return f"builtins.{head}"
@@ -146,23 +205,28 @@ class ProjectIndex:
 
     # -- classes -----------------------------------------------------------------------
     def base_names(self, cls: ClassInfo) -> list[str]:
-        module = self.modules[cls.module]
-        names = []
-        for base in cls.bases:
-            q = self.qualify(base, module)
-            if q:
-                names.append(q)
-        return names
+        memo = self._memo.bases
+        if cls.qualname not in memo:
+            module = self.modules[cls.module]
+            memo[cls.qualname] = tuple(q for q in (self.qualify(b, module) for b in cls.bases) if q)
+        return list(memo[cls.qualname])
 
-    def mro(self, cls: ClassInfo, seen: frozenset = frozenset()) -> list[ClassInfo]:
-        """Project classes in (depth-first, left-to-right) resolution order; cycles cut."""
+    def mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Project classes in (depth-first, left-to-right) resolution order; cycles cut.
+        Memoised per class (every method lookup asks for it)."""
+        memo = self._memo.mro
+        if cls.qualname not in memo:
+            memo[cls.qualname] = tuple(self._mro(cls, frozenset()))
+        return list(memo[cls.qualname])
+
+    def _mro(self, cls: ClassInfo, seen: frozenset) -> list[ClassInfo]:
         if cls.qualname in seen:
             return []
         out = [cls]
         for name in self.base_names(cls):
             base = self.klass(name)
             if base is not None:
-                for c in self.mro(base, seen | {cls.qualname}):
+                for c in self._mro(base, seen | {cls.qualname}):
                     if c not in out:
                         out.append(c)
         return out

@@ -284,20 +284,11 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
     for name, module in project.modules.items():
         targets = list(module.imports.values()) + list(module.star_imports)
         for target in targets:
-            other = _project_module_prefix(project, target)
+            other = project.module_of_prefix(target)
             if other is not None:
                 parent[find(name)] = find(other)
     roots: dict[str, int] = {}
     return {name: roots.setdefault(find(name), len(roots)) for name in project.modules}
-
-
-def _project_module_prefix(project: ProjectIndex, qualname: str) -> str | None:
-    parts = qualname.split(".")
-    for i in range(len(parts), 0, -1):
-        name = ".".join(parts[:i])
-        if name in project.modules:
-            return name
-    return None
 
 
 def _freeze(r: SiteRecord) -> Site:
