@@ -1,6 +1,7 @@
 """One module's symbols: imports, functions (incl. methods and closures), classes, module values."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -63,6 +64,7 @@ class ClassInfo:
     methods: Mapping[str, str]  # method name -> function qualname
     attributes: Mapping[str, cst.BaseExpression]  # self.<attr> = <value> in any method
     init_locals: Mapping[str, tuple[cst.BaseExpression, ...]]  # `name = <value>` in __init__
+    reassigned: frozenset[str] = frozenset()  # attributes assigned more than once (value not fixed)
 
     @property
     def node(self) -> cst.ClassDef:
@@ -82,6 +84,7 @@ class ModuleIndex:
     classes: Mapping[str, ClassInfo]
     top_level: Mapping[str, str]  # module-level def/class name -> qualname
     values: Mapping[str, cst.BaseExpression]  # module-level `name = <expr>` (last wins)
+    reassigned: frozenset[str] = frozenset()  # module names bound more than once, or `global` somewhere
 
 
 class _Collector:
@@ -101,6 +104,7 @@ class _Collector:
         self.classes: dict[str, dict] = {}
         self.top_level: dict[str, str] = {}
         self.values: dict[str, cst.BaseExpression] = {}
+        self.bindings: dict[str, int] = {}  # module-level assignments per name
 
     # -- statements ------------------------------------------------------------------
     def body(self, statements, scope: tuple[str, str] | None, locals_: dict | None) -> None:
@@ -136,6 +140,9 @@ class _Collector:
                 self.record_target(target.target, node.value, scope)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self.record_target(node.target, node.value, scope)
+        elif isinstance(node, cst.AugAssign):  # `x += 1`: a second binding, the value is not fixed
+            self.record_target(node.target, node.value, scope)
+            self.record_target(node.target, node.value, scope)
 
     # -- definitions -----------------------------------------------------------------
     def _qual(self, name: str, scope) -> str:
@@ -145,7 +152,7 @@ class _Collector:
         qual = self._qual(node.name.value, scope)
         if scope is None:
             self.top_level[node.name.value] = qual
-        self.classes[qual] = {"node": node, "methods": {}, "attributes": {}, "init_locals": {}}
+        self.classes[qual] = {"node": node, "methods": {}, "attributes": {}, "init_locals": {}, "counts": {}}
         self.block(node.body, ("class", qual), None)
 
     def function(self, node: cst.FunctionDef, scope, locals_) -> None:
@@ -198,6 +205,7 @@ class _Collector:
     # -- values ----------------------------------------------------------------------
     def record_target(self, target: cst.BaseExpression, value: cst.BaseExpression, scope) -> None:
         if scope is None and isinstance(target, cst.Name):
+            self.bindings[target.value] = self.bindings.get(target.value, 0) + 1
             self.values[target.value] = value
             return
         if isinstance(target, cst.Name) and scope is not None and scope[1].endswith(".__init__"):
@@ -210,6 +218,8 @@ class _Collector:
             cls = self._enclosing_class(scope[1])
             if cls is not None:
                 self.classes[cls]["attributes"].setdefault(target.attr.value, value)
+                counts = self.classes[cls]["counts"]
+                counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
 
     def _enclosing_class(self, function_qual: str) -> str | None:
         owner = function_qual.rsplit(".", 1)[0]
@@ -228,6 +238,7 @@ class _Collector:
                 methods=MappingProxyType(data["methods"]),
                 attributes=MappingProxyType(data["attributes"]),
                 init_locals=MappingProxyType({k: tuple(v) for k, v in data["init_locals"].items()}),
+                reassigned=frozenset(a for a, n in data["counts"].items() if n > 1),
             )
         return ModuleIndex(
             name=self.module, path=str(self.parsed.path), is_package=self.is_package,
@@ -235,7 +246,18 @@ class _Collector:
             module_imports=frozenset(self.module_imports), star_imports=tuple(self.star_imports), functions=MappingProxyType(self.functions),
             classes=MappingProxyType(classes), top_level=MappingProxyType(self.top_level),
             values=MappingProxyType(self.values),
+            reassigned=frozenset(n for n, count in self.bindings.items() if count > 1)
+            | _declared_global(self.parsed.text),
         )
+
+
+GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)", re.MULTILINE)
+
+
+def _declared_global(text: str) -> frozenset[str]:
+    """Names some function rebinds with `global` (their module-level value is not fixed)."""
+    return frozenset(name.strip() for m in GLOBAL_STATEMENT.finditer(text)
+                     for name in m.group(1).split(",") if name.strip())
 
 
 class _YieldFinder(cst.CSTVisitor):

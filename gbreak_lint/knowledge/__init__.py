@@ -1,7 +1,7 @@
 """Version-keyed Dynamo knowledge (which context managers resume, which calls are tensors...)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -25,6 +25,9 @@ class Knowledge:
     gb_codes: Mapping[str, str]
     sets: Mapping[str, frozenset]  # every list-valued entry, as a frozenset
     breaking_context_managers: Mapping[str, str]
+    dtype_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    default_float_dtype: str = "torch.float32"
+    constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -55,4 +58,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         guards_not_taken=bool(data.get("guards_not_taken", False)),
         gb_codes=MappingProxyType(dict(data["gb_codes"])), sets=MappingProxyType(sets),
         breaking_context_managers=MappingProxyType(dict(data["breaking_context_managers"])),
+        dtype_names=MappingProxyType(dict(data.get("dtype_names") or {})),
+        default_float_dtype=str(data.get("default_float_dtype", "torch.float32")),
+        constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
     )

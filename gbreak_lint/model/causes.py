@@ -7,6 +7,7 @@ from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
 from .resolve import CallTarget
 from .types import Ctx, Event, FrameInfo, FrameKey
+from .values import PASSED_UNKNOWN
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -162,26 +163,42 @@ class CauseMatcher:
         positional = [p for p in params if p.kind == "positional"]
         tensors: set[str] = set()
         bindings: list[tuple[str, str]] = []
+        arguments: dict[str, object] = {}
         for i, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             if i < len(positional):
-                self._bind(positional[i].name, arg.value, tensors, bindings)
+                self._bind(positional[i].name, arg.value, tensors, bindings, arguments)
         by_name = {p.name for p in params}
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in by_name:
-                self._bind(arg.keyword.value, arg.value, tensors, bindings)
+                self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings)),
-                        target.instance, target.self_class)
+                        target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
+                        unbound_passed=any(a.star for a in node.args),
+                        training=self._callee_training(target))
 
-    def _bind(self, name, value, tensors, bindings) -> None:
-        """A tensor argument, or a function passed in (resolvable where it is a plain name)."""
+    def _callee_training(self, target: CallTarget) -> bool | None:
+        """`self.training` in the callee: a method of the same instance or a sub-module shares
+        the caller's mode (`module.eval()` sets it on every sub-module)."""
+        if target.skip_first_param or target.instance:
+            return self.b.key.training
+        return None
+
+    def _bind(self, name, value, tensors, bindings, arguments) -> None:
+        """A tensor argument, a function passed in (resolvable where it is a plain name), or a
+        Python value (a constant where the caller's values tell it)."""
         if self.b.scope.is_tensor(value):
             tensors.add(name)
-        elif isinstance(value, cst.Name) and value.value in self.b.resolver.bindings:
+            return
+        if isinstance(value, cst.Name) and value.value in self.b.resolver.bindings:
             bindings.append((name, self.b.resolver.bindings[value.value]))
-        elif isinstance(value, (cst.Name, cst.Attribute)):
+            return
+        if isinstance(value, (cst.Name, cst.Attribute)):
             fn = self.env.project.function(self.b.resolver.qualify(value))
             if fn is not None:
                 bindings.append((name, fn.qualname))
+                return
+        known = self.b.values.value(value)
+        arguments[name] = known if known is not None else PASSED_UNKNOWN
 
     def disabled(self, fn: FunctionInfo) -> str | None:
         """"recursive" / "nonrecursive" when `fn` is decorated with torch.compiler.disable."""
@@ -253,3 +270,7 @@ def _bool_arg(call: cst.Call) -> bool:
     if call.args and isinstance(call.args[0].value, cst.Name):
         return call.args[0].value.value != "False"
     return True
+
+
+def _first(pair: tuple) -> str:
+    return pair[0]

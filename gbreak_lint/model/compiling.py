@@ -40,12 +40,6 @@ class CompileTimeValues:
             return self._call(expr, qualify, depth)
         return None
 
-    def short_circuits(self, node: cst.BooleanOperation, qualify: Callable) -> bool:
-        """Is the right operand never evaluated under Dynamo (`True or x`, `False and x`)?"""
-        left = self.value(node.left, qualify)
-        return (left is True and isinstance(node.operator, cst.Or)) or \
-            (left is False and isinstance(node.operator, cst.And))
-
     def _boolean(self, expr: cst.BooleanOperation, qualify, local, depth) -> bool | None:
         left = self.value(expr.left, qualify, local, depth)
         right = self.value(expr.right, qualify, local, depth)

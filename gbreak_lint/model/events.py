@@ -9,6 +9,7 @@ from ..index.symbols import FunctionInfo, ModuleIndex
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
+from .frame_values import FrameValues
 from .types import Ctx, Event, FrameInfo, FrameKey
 from ..walk import children, walk
 
@@ -44,6 +45,9 @@ class FrameBuilder:
                                  set(key.tensor_params) | set(inherited),
                                  returns=self._returns, is_module_call=self._is_module_call)
         self.causes = CauseMatcher(env, self)
+        self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
+                                  self.scope, self.resolver.qualify, env.compile_time,
+                                  inherited=isinstance(source, Comprehension))
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
@@ -113,6 +117,7 @@ class FrameBuilder:
             self.assign_target(node.target, node.value)
         elif isinstance(node, cst.AugAssign):
             self.expr(node.value)
+            self.values.assign(node.target, None)
             if self.scope.is_tensor(node.target) or self.scope.is_tensor(node.value):
                 self.emit("op", node)
                 self.scope.assign(node.target, None, tensor=True)
@@ -138,6 +143,7 @@ class FrameBuilder:
             self.expr(target.value)
             return
         self.scope.assign(target, value)
+        self.values.assign(target, value)
         self.resolver.remember(target, value)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
@@ -149,19 +155,28 @@ class FrameBuilder:
             self.truthiness(node.test)
             if self._skipped_guard(node):
                 return
-        if known is not False:
-            self.block(node.body)
-        if known is True:
+        if known is not None:  # Dynamo specialises on the value: one side is traced
+            branch = node.body if known else node.orelse
+            self._branch(branch)
             return
-        orelse = node.orelse
-        if isinstance(orelse, cst.If):
-            self.stmt_If(orelse)
-        elif isinstance(orelse, cst.Else):
-            self.block(orelse.body)
+        before = self.values.snapshot()
+        self.block(node.body)
+        after_body = self.values.snapshot()
+        self.values.restore(before)
+        self._branch(node.orelse)
+        self.values.merge([after_body, self.values.snapshot()])
+
+    def _branch(self, branch) -> None:
+        if isinstance(branch, cst.If):
+            self.stmt_If(branch)
+        elif isinstance(branch, cst.Else):
+            self.block(branch.body)
+        elif branch is not None:
+            self.block(branch)
 
     def compile_time(self, expr: cst.BaseExpression) -> bool | None:
-        """The value of a condition while Dynamo traces, when it is fixed (is_compiling())."""
-        return self.env.compile_time.value(expr, self.resolver.qualify)
+        """The truth of a condition while Dynamo traces, when the values decide it."""
+        return self.values.truth(expr)
 
     def _skipped_guard(self, node: cst.If) -> bool:
         """`if torch.isnan(loss).any(): print(...)` / `if self.config.debug: print(...)`: an if
@@ -179,6 +194,7 @@ class FrameBuilder:
     def stmt_While(self, node: cst.While) -> None:
         # The first test runs before the loop; Dynamo resumes there and meets the
         # re-test at the loop's bottom once more in the resume function (measured: 2 hits).
+        self.values.forget(node.body)
         self.expr(node.test)
         self.truthiness(node.test, hits=2)
         self.loop_body(node, node.body)
@@ -190,6 +206,8 @@ class FrameBuilder:
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        self.values.assign(node.target, None)
+        self.values.forget(node.body)
         self.resolver.remember_iteration(node.target, node.iter)
         self.loop_body(node, node.body)
         if node.orelse is not None:
@@ -206,6 +224,7 @@ class FrameBuilder:
 
     def stmt_Try(self, node) -> None:
         line = self.line(node)
+        self.values.forget(node.body)  # a handler may run after any statement of the body
         self.ctx.append(Ctx("try", line))
         self.block(node.body)
         for handler in node.handlers:
@@ -230,6 +249,7 @@ class FrameBuilder:
             pushed += 1
             if item.asname is not None:
                 self.scope.assign(item.asname.name, None, tensor=False)
+                self.values.assign(item.asname.name, None)
         self.block(node.body)
         del self.ctx[len(self.ctx) - pushed:]
 
@@ -264,8 +284,8 @@ class FrameBuilder:
                 self.expr(node.orelse)
         elif isinstance(node, cst.BooleanOperation):
             self.expr(node.left)
-            if self.env.compile_time.short_circuits(node, self.resolver.qualify):
-                return  # `is_compiling() or x`: the right side never runs under Dynamo
+            if self._short_circuits(node):
+                return  # `is_compiling() or x`, `self.training and ...`: the right side never runs
             if self.compile_time(node.left) is None:
                 self.truthiness(node.left, compound=False)
             self.expr(node.right)
@@ -285,6 +305,11 @@ class FrameBuilder:
                     and self.scope.is_tensor(node):
                 self.emit("op", node)
 
+    def _short_circuits(self, node: cst.BooleanOperation) -> bool:
+        """Is the right operand never evaluated under Dynamo (`True or x`, `False and x`)?"""
+        left = self.compile_time(node.left)
+        return left is not None and left == isinstance(node.operator, cst.Or)
+
     def subscript(self, node: cst.Subscript) -> None:
         if not self.scope.is_tensor(node.value):
             return
@@ -298,7 +323,7 @@ class FrameBuilder:
     def truthiness(self, test: cst.BaseExpression, hits: int = 1, compound: bool = True) -> None:
         """Python asks a value for its truth here: a tensor value is a data-dependent jump."""
         if compound and isinstance(test, cst.BooleanOperation):
-            if not self.env.compile_time.short_circuits(test, self.resolver.qualify):
+            if not self._short_circuits(test):
                 self.truthiness(test.right, hits)  # the left side was checked when it was evaluated
             return
         if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):

@@ -248,7 +248,23 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     if fn.class_qualname is not None and params and params[0].kind == "positional":
         params = params[1:]
     tensors = frozenset(p.name for p in params if _may_be_tensor(p))
-    return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "")
+    return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "",
+                    training=_entry_training(project, entry))
+
+
+def _entry_training(project: ProjectIndex, entry: EntryPoint) -> bool | None:
+    """`self.training` of a compiled module: eval for entries named or assumed without a
+    program (what users compile for inference, and `--assume-compiled` of a library); for a
+    program's own module it is what the program sets (`.eval()` anywhere in the compiling
+    module, else nn.Module's default, training)."""
+    if entry.how in LIBRARY_ENTRY_KINDS:
+        return False
+    if entry.self_class is None and "module" not in entry.how:
+        return None
+    module = project.modules.get(project.by_path.get(entry.path, ""))
+    if module is None:
+        return None
+    return ".eval()" not in module.parsed.text
 
 
 def _may_be_tensor(param) -> bool:

@@ -27,6 +27,10 @@ class FrameKey:
     bindings: tuple[tuple[str, str], ...] = ()  # parameter -> function qualname passed in
     instance: str = ""  # which module instance `self` is ("self.a"; "*": many, from a container)
     self_class: str = ""  # the runtime class of `self` (a subclass may override what self.m() calls)
+    # Python values the call site passes: parameter -> values.Const, or values.PASSED_UNKNOWN
+    arguments: tuple[tuple[str, object], ...] = ()
+    unbound_passed: bool = False  # `*args`/`**kwargs` at the call site: no parameter takes its default
+    training: bool | None = None  # `self.training` of the module instance (None: unknown)
 
 
 @dataclass(frozen=True)

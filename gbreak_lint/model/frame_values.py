@@ -1,0 +1,198 @@
+"""The Python values one frame knows: its parameters, locals, globals and `self`'s attributes.
+
+Parameters come from the frame key: constants the call site passes, `PASSED_UNKNOWN` for
+arguments it passes that we cannot tell, and the parameter's default for one it does not pass
+(an entry named without a call site runs with its defaults). Locals follow the statements in
+order; after a branch on an unknown value only what both sides agree on is kept, and a loop
+forgets what its body rebinds. Globals are module-level names bound once to a literal.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.project import ProjectIndex
+from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
+from ..knowledge import Knowledge
+from ..walk import walk
+from .compiling import CompileTimeValues
+from .tensors import TensorScope, target_names
+from .types import FrameKey
+from .values import PASSED_UNKNOWN, Const, ValueEvaluator, literal
+
+_UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
+
+
+class FrameValues:
+    def __init__(self, project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
+                 function: FunctionInfo, key: FrameKey, cls: ClassInfo | None, scope: TensorScope,
+                 qualify, compile_time: CompileTimeValues, inherited: bool = False):
+        self.project = project
+        self.k = knowledge
+        self.module = module
+        self.function = function
+        self.key = key
+        self.cls = cls
+        self.scope = scope
+        self.qualify = qualify
+        self.compile_time = compile_time
+        self.locals: dict[str, object] = {}
+        self.params = {p.name: p for p in function.params} if not inherited else {}
+        self.arguments = dict(key.arguments)
+        self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, scope.is_tensor, qualify,
+                                        self.has_attribute, self.call_value,
+                                        frozenset(knowledge.dtype_names))
+
+    def truth(self, expr: cst.BaseExpression) -> bool | None:
+        return self.evaluator.truth(expr)
+
+    def value(self, expr: cst.BaseExpression) -> Const | None:
+        return self.evaluator.value(expr)
+
+    # -- names ------------------------------------------------------------------------
+    def name_value(self, name: str) -> Const | None:
+        if name in self.locals:
+            found = self.locals[name]
+            return found if isinstance(found, Const) else None
+        if name in self.params:
+            return self._param(name)
+        if name in ("True", "False", "None"):
+            return literal(cst.Name(name))
+        return self._global(self.module, name)
+
+    def _param(self, name: str) -> Const | None:
+        if name in self.key.tensor_params or name in dict(self.key.bindings):
+            return None
+        if name in self.arguments:
+            passed = self.arguments[name]
+            return passed if isinstance(passed, Const) else None
+        param = self.params[name]
+        if param.kind in ("star", "double_star") or self.key.unbound_passed:
+            return None
+        return literal(param.default)
+
+    def _global(self, module: ModuleIndex, name: str, hops: int = 0) -> Const | None:
+        if name in module.reassigned or hops > 2:
+            return None
+        if name in module.values:
+            return literal(module.values[name])
+        target = module.imports.get(name)  # `from config import DEBUG`
+        if target is None:
+            return None
+        owner, _, attr = target.rpartition(".")
+        other = self.project.modules.get(owner)
+        return self._global(other, attr, hops + 1) if other is not None else None
+
+    def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name) and value is not None:
+            found = self.value(value)
+            self.locals[target.value] = found if found is not None else _UNKNOWN_LOCAL
+            return
+        for name in target_names(target):
+            self.locals[name] = _UNKNOWN_LOCAL
+
+    def forget(self, node: cst.CSTNode) -> None:
+        """Names a block rebinds are unknown around it (a loop body, a try)."""
+        for name in assigned_names(node):
+            self.locals[name] = _UNKNOWN_LOCAL
+
+    def snapshot(self) -> dict:
+        return dict(self.locals)
+
+    def restore(self, saved: dict) -> None:
+        self.locals = dict(saved)
+
+    def merge(self, branches: list[dict]) -> None:
+        """After an unknown branch: a local keeps a value only where every way agrees."""
+        names = set().union(*branches)
+        merged = {}
+        for name in names:
+            values = [b.get(name, _UNKNOWN_LOCAL) for b in branches]
+            merged[name] = values[0] if all(v == values[0] for v in values) else _UNKNOWN_LOCAL
+        self.locals = merged
+
+    # -- attributes ---------------------------------------------------------------------
+    def attribute_value(self, expr: cst.Attribute) -> Const | None:
+        name = expr.attr.value
+        owner = expr.value
+        if name == "dtype" and self.scope.is_tensor(owner):
+            return self._dtype(owner)
+        if isinstance(owner, cst.Name) and owner.value == "self" and self.cls is not None:
+            if name == "training":
+                return Const(self.key.training) if self.key.training is not None else None
+            return self._self_attribute(name)
+        qual = self.qualify(expr)  # `config.DEBUG` through a module import
+        if qual is not None:
+            module_name, _, attr = qual.rpartition(".")
+            module = self.project.modules.get(module_name)
+            if module is not None:
+                return self._global(module, attr)
+        return None
+
+    def _dtype(self, tensor: cst.BaseExpression) -> Const | None:
+        if self.scope.is_integer_tensor(tensor) or self.scope.is_bool_tensor(tensor):
+            return None
+        return Const(self.k.default_float_dtype)
+
+    def _self_attribute(self, name: str) -> Const | None:
+        found = self.project.class_attribute(self.cls, name)
+        if found is None:
+            return None
+        holder, value = found
+        if name in holder.reassigned:
+            return None
+        return literal(value)
+
+    def has_attribute(self, obj: cst.BaseExpression, name: str) -> bool | None:
+        if isinstance(obj, cst.Name) and obj.value == "self" and self.cls is not None:
+            if self.project.class_attribute(self.cls, name) is not None or \
+                    self.project.method(self.cls, name) is not None:
+                return True
+        if self.scope.is_tensor(obj) and name in self.k.non_tensor_attributes:
+            return True
+        return None
+
+    def call_value(self, call: cst.Call) -> Const | None:
+        qual = self.qualify(call.func)
+        if qual in self.k.constant_calls:
+            return Const(self.k.constant_calls[qual])
+        known = self.compile_time.value(call, self.qualify)
+        return Const(known) if known is not None else None
+
+
+def assigned_names(node: cst.CSTNode) -> set[str]:
+    """Names a statement or block binds (assignments, loop targets, `with ... as`), not in
+    nested definitions."""
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            names.update(target_names(n.target))
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            names.update(target_names(n.target))
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            names.update(target_names(n.target))
+
+        def visit_For(self, n: cst.For) -> None:
+            names.update(target_names(n.target))
+
+        def visit_AsName(self, n: cst.AsName) -> None:
+            names.update(target_names(n.name))
+
+        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
+            names.update(target_names(n.target))
+
+        def visit_FunctionDef(self, n) -> bool:
+            names.add(n.name.value)
+            return False
+
+        def visit_ClassDef(self, n) -> bool:
+            names.add(n.name.value)
+            return False
+
+        def visit_Lambda(self, n) -> bool:
+            return False
+
+    walk(node, V())
+    return names

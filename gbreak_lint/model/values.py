@@ -1,0 +1,231 @@
+"""Python values Dynamo specialises on, as far as the source tells them.
+
+Dynamo does not trace code, it traces values: a branch on a Python value (a flag, `None`,
+`self.training`, a length, a dtype) is decided while tracing and only the side that value
+selects is traced. This module evaluates expressions to such constants where they are known:
+literals, parameters bound to constants at the call site (or their defaults when the caller
+does not pass them), module-level constants bound once, `self.<attr>` set once from a constant,
+`self.training`, and the operators and builtins Dynamo folds (`is None`, comparisons,
+`and`/`or`/`not`, `isinstance`, `len`, `hasattr`, `getattr` with a constant name).
+
+`Const(value)` is a known Python value; `None` (the Python object) means unknown. Unknown is
+honest: a branch on it is explored both ways by the frame builder.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+MAX_DEPTH = 8  # nested evaluation (attribute chains, helpers returning constants)
+
+
+@dataclass(frozen=True)
+class Const:
+    value: object  # None, bool, int, float, str, a torch dtype's name ("torch.float16"), tuples
+
+
+# Marker for a parameter the caller passes with a value we cannot tell (in FrameKey.arguments).
+PASSED_UNKNOWN = "<passed>"
+
+COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+           cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
+           cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: operator.contains(b, a),
+           cst.NotIn: lambda a, b: not operator.contains(b, a)}
+ARITHMETIC = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+              cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod}
+
+
+def literal(expr: cst.BaseExpression | None) -> Const | None:
+    """The constant a literal expression spells (`None`, `True`, `3`, `-1.0`, `"x"`, `(1, 2)`)."""
+    if expr is None:
+        return None
+    if isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"):
+        return Const({"None": None, "True": True, "False": False}[expr.value])
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return Const(expr.evaluated_value)
+    if isinstance(expr, cst.SimpleString):
+        try:
+            return Const(expr.evaluated_value)
+        except Exception:  # noqa: BLE001 - odd prefixes (bytes): not a constant we use
+            return None
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = literal(expr.expression)
+        return Const(-inner.value) if inner is not None and isinstance(inner.value, (int, float)) else None
+    if isinstance(expr, cst.Tuple):
+        items = [literal(el.value) if isinstance(el, cst.Element) else None for el in expr.elements]
+        return Const(tuple(i.value for i in items)) if all(items) else None
+    return None
+
+
+class ValueEvaluator:
+    """Constants of one frame. The builder supplies what only it knows through callbacks:
+    `name_value(name)` (locals, parameters, globals), `attribute_value(expr)` for `self.x`,
+    `is_tensor(expr)`, `qualify(expr)`, `has_attribute(expr, name)` and `call_value(call)`
+    (project helpers and predicates such as `torch.compiler.is_compiling()`)."""
+
+    def __init__(self, name_value: Callable, attribute_value: Callable, is_tensor: Callable,
+                 qualify: Callable, has_attribute: Callable, call_value: Callable, dtypes: frozenset[str]):
+        self.name_value = name_value
+        self.attribute_value = attribute_value
+        self.is_tensor = is_tensor
+        self.qualify = qualify
+        self.has_attribute = has_attribute
+        self.call_value = call_value
+        self.dtypes = dtypes
+
+    def value(self, expr: cst.BaseExpression, depth: int = 0) -> Const | None:
+        if depth > MAX_DEPTH:
+            return None
+        found = literal(expr)
+        if found is not None:
+            return found
+        handler = getattr(self, f"_{type(expr).__name__}", None)
+        return handler(expr, depth + 1) if handler is not None else None
+
+    def truth(self, expr: cst.BaseExpression) -> bool | None:
+        """Whether a condition is True / False while Dynamo traces, or None if unknown."""
+        found = self.value(expr)
+        if found is None:
+            return None
+        try:
+            return bool(found.value)
+        except Exception:  # noqa: BLE001
+            return None
+
+    # -- expression kinds ---------------------------------------------------------------
+    def _Name(self, expr: cst.Name, depth: int) -> Const | None:
+        return self.name_value(expr.value)
+
+    def _Attribute(self, expr: cst.Attribute, depth: int) -> Const | None:
+        qual = self.qualify(expr)
+        if qual in self.dtypes:
+            return Const(qual)
+        return self.attribute_value(expr)
+
+    def _UnaryOperation(self, expr: cst.UnaryOperation, depth: int) -> Const | None:
+        if not isinstance(expr.operator, cst.Not):
+            return None
+        inner = self.truth_at(expr.expression, depth)
+        return None if inner is None else Const(not inner)
+
+    def truth_at(self, expr, depth: int) -> bool | None:
+        found = self.value(expr, depth)
+        return None if found is None else bool(found.value)
+
+    def _BooleanOperation(self, expr: cst.BooleanOperation, depth: int) -> Const | None:
+        left = self.value(expr.left, depth)
+        is_or = isinstance(expr.operator, cst.Or)
+        if left is not None and bool(left.value) == is_or:
+            return left  # `True or ...` / `False and ...`: the right side is never evaluated
+        right = self.value(expr.right, depth)
+        if left is not None:
+            return right
+        if right is not None and not is_or and not right.value:
+            return Const(False) if not self.is_tensor(expr.left) else None
+        return None
+
+    def _Comparison(self, expr: cst.Comparison, depth: int) -> Const | None:
+        left = expr.left
+        result = True
+        for target in expr.comparisons:
+            outcome = self._compare(left, target.operator, target.comparator, depth)
+            if outcome is None:
+                return None
+            result = result and outcome
+            left = target.comparator
+        return Const(result)
+
+    def _compare(self, left, op, right, depth: int) -> bool | None:
+        if isinstance(op, (cst.Is, cst.IsNot)):
+            same = self._identity(left, right, depth)
+            return None if same is None else (same if isinstance(op, cst.Is) else not same)
+        if self.is_tensor(left) or self.is_tensor(right):
+            return None  # a tensor comparison is a tensor, not a Python value
+        a, b = self.value(left, depth), self.value(right, depth)
+        fn = COMPARE.get(type(op))
+        if a is None or b is None or fn is None:
+            return None
+        try:
+            return bool(fn(a.value, b.value))
+        except Exception:  # noqa: BLE001 - e.g. `None < 1`: Python would raise; not ours to fold
+            return None
+
+    def _identity(self, left, right, depth: int) -> bool | None:
+        """`x is None` / `x is not None`: a tensor is never None; constants compare directly."""
+        for a, b in ((left, right), (right, left)):
+            if literal(b) == Const(None) and self.is_tensor(a):
+                return False
+        va, vb = self.value(left, depth), self.value(right, depth)
+        if va is None or vb is None:
+            return None
+        if va.value is None or vb.value is None or isinstance(va.value, bool):
+            return va.value is vb.value
+        return None
+
+    def _BinaryOperation(self, expr: cst.BinaryOperation, depth: int) -> Const | None:
+        fn = ARITHMETIC.get(type(expr.operator))
+        if fn is None or self.is_tensor(expr):
+            return None
+        a, b = self.value(expr.left, depth), self.value(expr.right, depth)
+        if a is None or b is None:
+            return None
+        try:
+            return Const(fn(a.value, b.value))
+        except Exception:  # noqa: BLE001
+            return None
+
+    def _IfExp(self, expr: cst.IfExp, depth: int) -> Const | None:
+        test = self.truth_at(expr.test, depth)
+        if test is None:
+            return None
+        return self.value(expr.body if test else expr.orelse, depth)
+
+    def _Call(self, expr: cst.Call, depth: int) -> Const | None:
+        func = expr.func
+        args = [a.value for a in expr.args if a.keyword is None and not a.star]
+        name = func.value if isinstance(func, cst.Name) and self.name_value(func.value) is None else None
+        if name == "isinstance" and len(args) == 2:
+            return self._isinstance(args[0], args[1], depth)
+        if name == "len" and len(args) == 1:
+            found = self.value(args[0], depth)
+            return Const(len(found.value)) if found and isinstance(found.value, (tuple, str)) else \
+                self._len_of_display(args[0])
+        if name in ("hasattr", "getattr") and len(args) >= 2:
+            attr = self.value(args[1], depth)
+            if attr is None or not isinstance(attr.value, str):
+                return None
+            if name == "hasattr":
+                known = self.has_attribute(args[0], attr.value)
+                return None if known is None else Const(known)
+            if len(args) == 2 or self.has_attribute(args[0], attr.value):
+                return self.attribute_value(cst.Attribute(args[0], cst.Name(attr.value)))
+            return None
+        return self.call_value(expr)
+
+    def _isinstance(self, obj, kinds, depth: int) -> Const | None:
+        qual = self.qualify(kinds)
+        if self.is_tensor(obj):
+            if qual in ("torch.Tensor", "torch.nn.Parameter"):
+                return Const(True)
+            if qual in ("builtins.int", "builtins.float", "builtins.bool", "builtins.str",
+                        "builtins.list", "builtins.tuple", "builtins.dict"):
+                return Const(False)
+            return None
+        found = self.value(obj, depth)
+        builtin = {"builtins.int": int, "builtins.float": float, "builtins.bool": bool,
+                   "builtins.str": str, "builtins.tuple": tuple}.get(qual or "")
+        if found is None:
+            return None
+        if qual == "torch.Tensor":
+            return Const(False)
+        return Const(isinstance(found.value, builtin)) if builtin is not None else None
+
+    @staticmethod
+    def _len_of_display(expr) -> Const | None:
+        if isinstance(expr, (cst.List, cst.Tuple)) and not any(
+                isinstance(el, cst.StarredElement) for el in expr.elements):
+            return Const(len(expr.elements))
+        return None
