@@ -162,6 +162,9 @@ class _EntryFinder(cst.CSTVisitor):
             self._compiled_value(node.args[0].value, node, _fullgraph(node), "torch.compile")
         elif isinstance(func, cst.Call) and self.qualify(func.func) in self.k.legacy_optimize and node.args:
             self._compiled_value(node.args[0].value, node, _fullgraph(func), "torch._dynamo.optimize")
+        elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
+                and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
+            self._compiled_value(node.args[0].value, node, _fullgraph(func), "torch.compile")
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)
             if cls is not None:

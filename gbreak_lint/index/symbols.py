@@ -36,7 +36,7 @@ class FunctionInfo:
     params: tuple[Param, ...]
     decorators: tuple[cst.Decorator, ...]
     is_async: bool
-    local_functions: Mapping[str, str]  # nested def name -> qualname
+    local_functions: Mapping[str, str]  # nested def/class name -> qualname
 
     @property
     def node(self) -> cst.FunctionDef:
@@ -118,7 +118,7 @@ class _Collector:
         elif isinstance(stmt, cst.FunctionDef):
             self.function(stmt, scope, locals_)
         elif isinstance(stmt, cst.ClassDef):
-            self.klass(stmt, scope)
+            self.klass(stmt, scope, locals_)
         else:
             for block in _blocks(stmt):
                 self.block(block, scope, locals_)
@@ -148,10 +148,12 @@ class _Collector:
     def _qual(self, name: str, scope) -> str:
         return f"{scope[1] if scope else self.module}.{name}"
 
-    def klass(self, node: cst.ClassDef, scope) -> None:
+    def klass(self, node: cst.ClassDef, scope, locals_=None) -> None:
         qual = self._qual(node.name.value, scope)
         if scope is None:
             self.top_level[node.name.value] = qual
+        elif locals_ is not None:  # a class defined inside a function (tests, scripts' main())
+            locals_[node.name.value] = qual
         self.classes[qual] = {"node": node, "methods": {}, "attributes": {}, "init_locals": {}, "counts": {}}
         self.block(node.body, ("class", qual), None)
 

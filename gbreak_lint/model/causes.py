@@ -6,7 +6,7 @@ import libcst as cst
 from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
 from .resolve import CallTarget
-from .types import Ctx, Event, FrameInfo, FrameKey
+from .types import Ctx, Event, FnValue, FrameInfo, FrameKey
 from .values import PASSED_UNKNOWN
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
@@ -160,18 +160,26 @@ class CauseMatcher:
         params = [p for p in target.function.params]
         if target.skip_first_param and params and params[0].kind == "positional":
             params = params[1:]
-        positional = [p for p in params if p.kind == "positional"]
+        positional = [p for p in params if p.kind == "positional"][target.bound:]
         tensors: set[str] = set()
-        bindings: list[tuple[str, str]] = []
+        bindings: dict[str, FnValue] = dict(target.captured)
         arguments: dict[str, object] = {}
-        for i, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+        given = [a for a in node.args if a.keyword is None]
+        for i, arg in enumerate(given):
+            if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given
+                if self.b.scope.is_tensor(arg.value):
+                    tensors.update(p.name for p in positional[i:])
+                    tensors.update(p.name for p in params if p.kind == "star")
+                break
             if i < len(positional):
                 self._bind(positional[i].name, arg.value, tensors, bindings, arguments)
+            elif self.b.scope.is_tensor(arg.value):  # extra arguments land in the callee's *args
+                tensors.update(p.name for p in params if p.kind == "star")
         by_name = {p.name for p in params}
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in by_name:
                 self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
-        return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings)),
+        return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=any(a.star for a in node.args),
                         training=self._callee_training(target))
@@ -184,19 +192,15 @@ class CauseMatcher:
         return None
 
     def _bind(self, name, value, tensors, bindings, arguments) -> None:
-        """A tensor argument, a function passed in (resolvable where it is a plain name), or a
-        Python value (a constant where the caller's values tell it)."""
+        """A tensor argument, a function value passed in (a callback), or a Python value (a
+        constant where the caller's values tell it)."""
         if self.b.scope.is_tensor(value):
             tensors.add(name)
             return
-        if isinstance(value, cst.Name) and value.value in self.b.resolver.bindings:
-            bindings.append((name, self.b.resolver.bindings[value.value]))
+        function = self.b.resolver.function_value(value)
+        if function is not None:
+            bindings[name] = function
             return
-        if isinstance(value, (cst.Name, cst.Attribute)):
-            fn = self.env.project.function(self.b.resolver.qualify(value))
-            if fn is not None:
-                bindings.append((name, fn.qualname))
-                return
         known = self.b.values.value(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN
 

@@ -10,6 +10,8 @@ from ..walk import walk
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
+from .callables import Callables
+from .types import FnValue
 
 
 @dataclass(frozen=True)
@@ -18,18 +20,22 @@ class CallTarget:
     skip_first_param: bool  # bound method: `self` is not among the call's arguments
     instance: str = ""  # the module instance called (see FrameKey.instance)
     self_class: str = ""  # the runtime class of `self` in the callee
+    captured: tuple[tuple[str, FnValue], ...] = ()  # the callee closure's cells holding functions
+    bound: int = 0  # leading positional parameters bound already (functools.partial)
 
 
 class CallResolver:
     """Resolves call expressions inside one function, given what the frame knows."""
 
     def __init__(self, project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
-                 function: FunctionInfo | None, bindings: dict[str, str], self_class: str = ""):
+                 function: FunctionInfo | None, bindings: dict[str, FnValue], self_class: str = ""):
         self.project = project
         self.k = knowledge
         self.module = module
         self.function = function
-        self.bindings = bindings  # parameter name -> function qualname passed in
+        self.bindings = bindings  # parameter / free variable -> the function it holds
+        self.callables = Callables(project, knowledge)
+        self.local_functions: dict[str, FnValue] = {}  # locals bound to function values
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
         self.many: set[str] = set()  # locals bound to each element of a module container
         # the class defining the function (for super()) and the class `self` really is
@@ -203,8 +209,16 @@ class CallResolver:
     def is_nn_module(self, cls: ClassInfo) -> bool:
         return bool(self.project.external_bases(cls) & self.k.nn_module_bases)
 
+    def function_value(self, expr: cst.BaseExpression) -> FnValue | None:
+        return self.callables.value(expr, self.module, self.function, self.bindings, self.local_functions)
+
     def remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
+            found = self.function_value(value)
+            if found is not None:
+                self.local_functions[target.value] = found
+            else:
+                self.local_functions.pop(target.value, None)
             self.many.discard(target.value)
             cls = self.instantiated_class(value)
             if cls is not None:
@@ -215,8 +229,7 @@ class CallResolver:
     # -- calls -------------------------------------------------------------------------
     def resolve(self, func: cst.BaseExpression) -> CallTarget | None:
         if isinstance(func, cst.Name) and func.value in self.bindings:
-            fn = self.project.function(self.bindings[func.value])
-            return CallTarget(fn, False) if fn else None
+            return self._target(self.bindings[func.value])
         if isinstance(func, cst.Attribute):
             found = self._resolve_attribute(func)
             if found is not None:
@@ -224,11 +237,23 @@ class CallResolver:
         instance = self.class_of(func)
         if instance is not None:  # calling a module instance: its forward
             return self._forward(instance, self.instance_name(func))
-        qual = self.qualify(func)
-        target = self.project.lookup(qual)
-        if isinstance(target, FunctionInfo):
-            return CallTarget(target, False)  # a function, or Class.method(obj, ...) with self
-        return None
+        value = self.function_value(func)
+        if value is not None:  # a function, a closure, a wrapper, Class.method(obj, ...)
+            return self._target(value)
+        return self._constructor(func)
+
+    def _target(self, value: FnValue) -> CallTarget | None:
+        fn = self.project.function(value.qualname)
+        return CallTarget(fn, False, captured=value.captured, bound=value.skip) if fn else None
+
+    def _constructor(self, func: cst.BaseExpression) -> CallTarget | None:
+        """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`. (Building an
+        nn.Module inside compiled code goes through torch's own __init__: not followed.)"""
+        cls = self.project.klass(self.qualify(func))
+        if cls is None or self.is_nn_module(cls):
+            return None
+        init = self.project.method(cls, "__init__")
+        return CallTarget(init, True, self_class=cls.qualname) if init else None
 
     def _resolve_attribute(self, func: cst.Attribute) -> CallTarget | None:
         name = func.attr.value

@@ -19,12 +19,23 @@ class Ctx:
 
 
 @dataclass(frozen=True)
+class FnValue:
+    """A function value: a project function, the functions its free variables hold (a closure's
+    cells, e.g. a decorator's wrapper holding the decorated function) and how many leading
+    positional parameters are bound already (functools.partial)."""
+
+    qualname: str
+    captured: tuple[tuple[str, "FnValue"], ...] = ()
+    skip: int = 0
+
+
+@dataclass(frozen=True)
 class FrameKey:
     """A frame Dynamo may compile: a function (or comprehension) plus what we know of its inputs."""
 
     qualname: str
     tensor_params: frozenset[str] = frozenset()
-    bindings: tuple[tuple[str, str], ...] = ()  # parameter -> function qualname passed in
+    bindings: tuple[tuple[str, FnValue], ...] = ()  # parameter or free variable -> function it holds
     instance: str = ""  # which module instance `self` is ("self.a"; "*": many, from a container)
     self_class: str = ""  # the runtime class of `self` (a subclass may override what self.m() calls)
     # Python values the call site passes: parameter -> values.Const, or values.PASSED_UNKNOWN

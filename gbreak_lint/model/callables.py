@@ -1,0 +1,154 @@
+"""Which project function a callable *value* is: how real code reaches a break without calling
+it by name.
+
+Dynamo inlines whatever function object a call meets: a closure a factory returned, a
+decorator's wrapper (holding the decorated function in a cell), a `functools.partial`, a
+function taken from a registry dict or list by a constant key, `torch.no_grad()(fn)`. A
+`FnValue` is such a function plus the functions its free variables hold, so the wrapper's
+frame knows what its `fn(...)` calls, and each wrapper is a frame of the chain (traced again
+on a nested break, as Dynamo does).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.project import ProjectIndex
+from ..index.symbols import FunctionInfo, ModuleIndex
+from ..knowledge import Knowledge
+from .types import FnValue
+from .values import literal
+
+MAX_DEPTH = 6
+PARTIAL = "functools.partial"
+
+
+class Callables:
+    def __init__(self, project: ProjectIndex, knowledge: Knowledge):
+        self.project = project
+        self.k = knowledge
+
+    def value(self, expr: cst.BaseExpression, module: ModuleIndex, function: FunctionInfo | None,
+              bindings: dict[str, FnValue], local: dict[str, FnValue], depth: int = 0) -> FnValue | None:
+        """The function value an expression evaluates to, where the source tells it."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value in bindings:
+                return bindings[expr.value]
+            if expr.value in local:
+                return local[expr.value]
+        if isinstance(expr, cst.Call):
+            return self._call_result(expr, module, function, bindings, local, depth)
+        if isinstance(expr, cst.Subscript):
+            return self._registry_item(expr, module, function, bindings, local, depth)
+        qual = self.project.qualify(expr, module, function)
+        fn = self.project.function(qual)
+        if fn is not None:
+            return self.decorated(fn, depth)
+        if self._module_global(expr, module, function):  # `scale3 = make_scaler(3.0)` at module level
+            value = module.values.get(expr.value)
+            if value is not None and expr.value not in module.reassigned:
+                return self.value(value, module, None, {}, {}, depth + 1)
+        return None
+
+    def _module_global(self, expr, module: ModuleIndex, function: FunctionInfo | None) -> bool:
+        """A bare name that is neither a parameter nor a local def of the enclosing functions."""
+        if not isinstance(expr, cst.Name):
+            return False
+        scope = function
+        while scope is not None:
+            if expr.value in scope.local_functions or expr.value in {p.name for p in scope.params}:
+                return False
+            scope = module.functions.get(scope.parent_function) if scope.parent_function else None
+        return True
+
+    # -- kinds of values -------------------------------------------------------------
+    def decorated(self, fn: FunctionInfo, depth: int = 0) -> FnValue:
+        """`fn` after its decorators (applied bottom-up); decorators we cannot read leave it."""
+        result = FnValue(fn.qualname)
+        module = self.project.modules[fn.module]
+        parent = self.project.function(fn.parent_function) if fn.parent_function else None
+        for dec in reversed(fn.decorators):
+            deco = self.value(dec.decorator, module, parent, {}, {}, depth + 1)
+            if deco is not None:
+                result = self.apply(deco, [result]) or result
+        return result
+
+    def apply(self, fn: FnValue, args: list[FnValue | None], kwargs: dict | None = None) -> FnValue | None:
+        """What calling a project function returns, when that is a function: a local def it
+        returns (a closure holding the function arguments in cells), or an argument it
+        returns unchanged (an identity decorator)."""
+        info = self.project.function(fn.qualname)
+        if info is None:
+            return None
+        params = [p for p in info.params if p.kind == "positional"][fn.skip:]
+        cells = dict(fn.captured)
+        for param, arg in zip(params, args):
+            if arg is not None:
+                cells[param.name] = arg
+        for name, arg in (kwargs or {}).items():
+            if arg is not None:
+                cells[name] = arg
+        for returned in _returned_names(info):
+            if returned in info.local_functions:
+                return FnValue(info.local_functions[returned], tuple(sorted(cells.items())))
+            if returned in cells:
+                return cells[returned]
+        return None
+
+    def _call_result(self, call: cst.Call, module, function, bindings, local, depth) -> FnValue | None:
+        args = [a for a in call.args if not a.star]
+        positional = [self.value(a.value, module, function, bindings, local, depth + 1)
+                      for a in args if a.keyword is None]
+        qual = self.project.qualify(call.func, module, function)
+        if qual == PARTIAL and positional and positional[0] is not None:
+            target = positional[0]
+            return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)
+        if isinstance(call.func, cst.Call) and positional:  # `torch.no_grad()(fn)`: runs fn inside
+            inner = self.project.qualify(call.func.func, module, function)
+            if inner in self.k.resumable_context_managers:
+                return positional[0]
+        factory = self.value(call.func, module, function, bindings, local, depth + 1)
+        if factory is None:
+            return None
+        kwargs = {a.keyword.value: self.value(a.value, module, function, bindings, local, depth + 1)
+                  for a in args if a.keyword is not None}
+        return self.apply(factory, positional, kwargs)
+
+    def _registry_item(self, expr: cst.Subscript, module, function, bindings, local, depth) -> FnValue | None:
+        """`HANDLERS["relu"](x)` / `STEPS[0](x)`: a module-level dict or list literal indexed by
+        a constant."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index) \
+                or not isinstance(expr.value, cst.Name):
+            return None
+        key = literal(expr.slice[0].slice.value)
+        container = module.values.get(expr.value.value)
+        if key is None or container is None or expr.value.value in module.reassigned:
+            return None
+        item = _item(container, key.value)
+        return self.value(item, module, None, {}, {}, depth + 1) if item is not None else None
+
+
+def _item(container: cst.BaseExpression, key) -> cst.BaseExpression | None:
+    if isinstance(container, cst.Dict):
+        for element in container.elements:
+            if isinstance(element, cst.DictElement) and literal(element.key) is not None \
+                    and literal(element.key).value == key:
+                return element.value
+        return None
+    if isinstance(container, (cst.List, cst.Tuple)) and isinstance(key, int) and not isinstance(key, bool):
+        items = [el.value for el in container.elements if isinstance(el, cst.Element)]
+        if len(items) == len(container.elements) and -len(items) <= key < len(items):
+            return items[key]
+    return None
+
+
+def _returned_names(info: FunctionInfo) -> list[str]:
+    """Names returned at the top level of a function body (`return wrapper`)."""
+    out = []
+    body = info.node.body.body if isinstance(info.node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out += [s.value.value for s in stmt.body
+                    if isinstance(s, cst.Return) and isinstance(s.value, cst.Name)]
+    return out
