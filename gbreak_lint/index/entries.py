@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..diagnostics import Span
 from ..knowledge import Knowledge
-from .project import ProjectIndex
+from .project import SAME_INSTANCE_METHODS, ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
 
@@ -26,6 +26,8 @@ class EntryPoint:
     span: Span | None = None  # the compile call / decorator
     assigned_to: str | None = None  # `model = torch.compile(model)`: the name rebound
     self_class: str | None = None  # compiling a module instance: its class (forward may be inherited)
+    called_as: str | None = None  # the name the program calls the compiled code by
+    construction: cst.Call | None = None  # `Net(cfg)`: how the compiled module instance was built
 
 
 @dataclass(frozen=True)
@@ -72,11 +74,37 @@ class _EntryFinder(cst.CSTVisitor):
         return self.module.parsed.line(node)
 
     def add(self, fn: FunctionInfo | None, node, fullgraph: bool, how: str,
-            cls: ClassInfo | None = None) -> None:
+            cls: ClassInfo | None = None, instance=None) -> None:
         if fn is not None:
+            assigned = self.assigned.get(id(node))
+            called_as = assigned or (fn.name if how.endswith("decorator") else None) or \
+                (instance.value if isinstance(instance, cst.Name) else None)
             self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how,
-                                           self.module.parsed.span(node), self.assigned.get(id(node)),
-                                           cls.qualname if cls is not None else None))
+                                           self.module.parsed.span(node), assigned,
+                                           cls.qualname if cls is not None else None, called_as,
+                                           self.construction(instance)))
+
+    def construction(self, instance) -> cst.Call | None:
+        """The call that built a module instance: `Net(cfg)` itself, or what a name holds."""
+        while isinstance(instance, cst.Call) and isinstance(instance.func, cst.Attribute) \
+                and instance.func.attr.value in SAME_INSTANCE_METHODS:
+            instance = instance.func.value  # `Net(cfg).eval()`
+        if isinstance(instance, cst.Name):
+            value = self.value_of(instance.value)
+            return self.construction(value) if isinstance(value, cst.Call) else None
+        if not isinstance(instance, cst.Call):
+            return None
+        # `cfg = Config(...); Net(cfg)`: arguments named by a local are given their value here,
+        # where the scope still tells it
+        args = [a.with_changes(value=self.value_of(a.value.value)) if isinstance(a.value, cst.Name)
+                and self.value_of(a.value.value) is not None else a for a in instance.args]
+        return instance.with_changes(args=args)
+
+    def value_of(self, name: str) -> cst.BaseExpression | None:
+        for scope in reversed(self.local_values):
+            if name in scope:
+                return scope[name]
+        return self.module.values.get(name)
 
     def is_compile(self, qual: str | None) -> bool:
         return qual in self.k.compile_functions
@@ -168,7 +196,7 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)
             if cls is not None:
-                self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()", cls)
+                self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()", cls, func.value)
 
     def _wrapped(self, value, node: cst.Call) -> None:
         if isinstance(value, cst.Name):
@@ -198,7 +226,7 @@ class _EntryFinder(cst.CSTVisitor):
     def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
         cls = self.instance_class(value)
         if cls is not None:
-            self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls)
+            self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls, value)
             return
         target = self.project.lookup(self.qualify(value))
         if isinstance(target, FunctionInfo):

@@ -7,7 +7,7 @@ from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey
-from .values import PASSED_UNKNOWN
+from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -67,7 +67,8 @@ class CauseMatcher:
                 continue
             params = [p for p in fn.params if p.kind == "positional"][1:2]
             key = FrameKey(fn.qualname, frozenset(p.name for p in params),
-                           instance=f"{self.b.resolver.instance_name(node.func)}[{position}]")
+                           instance=f"{self.b.resolver.instance_name(node.func)}[{position}]",
+                           training=self.b.key.training)  # sub-modules share the mode
             self.env.frame(key)
             events.append(Event("call", span, (), target=key))
         name = f"{self.b.function.qualname}.<Sequential@{span.line}:{span.column}>"
@@ -182,7 +183,8 @@ class CauseMatcher:
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=any(a.star for a in node.args),
-                        training=self._callee_training(target))
+                        training=self._callee_training(target),
+                        attributes=self._callee_attributes(target, node))
 
     def _callee_training(self, target: CallTarget) -> bool | None:
         """`self.training` in the callee: a method of the same instance or a sub-module shares
@@ -191,11 +193,29 @@ class CauseMatcher:
             return self.b.key.training
         return None
 
+    def _callee_attributes(self, target: CallTarget, node: cst.Call) -> tuple:
+        """What the callee's `self` holds: the caller's own for `self.method()`, the built
+        sub-module's for `self.attn(x)`."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) \
+                or func.value.value != "self":
+            return ()
+        if target.instance:
+            held = self.b.values.value(func)
+            return held.value.attrs if held is not None and isinstance(held.value, Obj) else ()
+        return self.b.key.attributes if target.skip_first_param else ()
+
     def _bind(self, name, value, tensors, bindings, arguments) -> None:
         """A tensor argument, a function value passed in (a callback), or a Python value (a
         constant where the caller's values tell it)."""
         if self.b.scope.is_tensor(value):
             tensors.add(name)
+            return
+        length = display_length(value)
+        if length is not None:  # `f((a, b))`: its length is a constant, its items may be tensors
+            arguments[name] = Const(Seq(length, display_kind(value)))
+            if any(self.b.scope.is_tensor(el.value) for el in value.elements):
+                tensors.add(name)
             return
         function = self.b.resolver.function_value(value)
         if function is not None:

@@ -8,6 +8,8 @@ forgets what its body rebinds. Globals are module-level names bound once to a li
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..index.project import ProjectIndex
@@ -17,7 +19,7 @@ from ..walk import walk
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
-from .values import PASSED_UNKNOWN, Const, ValueEvaluator, literal
+from .values import Const, Obj, ValueEvaluator, literal
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
 
@@ -60,11 +62,11 @@ class FrameValues:
         return self._global(self.module, name)
 
     def _param(self, name: str) -> Const | None:
-        if name in self.key.tensor_params or name in dict(self.key.bindings):
-            return None
         if name in self.arguments:
             passed = self.arguments[name]
             return passed if isinstance(passed, Const) else None
+        if name in self.key.tensor_params or name in dict(self.key.bindings):
+            return None
         param = self.params[name]
         if param.kind in ("star", "double_star") or self.key.unbound_passed:
             return None
@@ -120,6 +122,9 @@ class FrameValues:
             if name == "training":
                 return Const(self.key.training) if self.key.training is not None else None
             return self._self_attribute(name)
+        held = self.value(owner) if isinstance(owner, (cst.Attribute, cst.Name)) else None
+        if held is not None and isinstance(held.value, Obj):  # `self.config.output_attentions`
+            return held.value.get(name)
         qual = self.qualify(expr)  # `config.DEBUG` through a module import
         if qual is not None:
             module_name, _, attr = qual.rpartition(".")
@@ -134,6 +139,9 @@ class FrameValues:
         return Const(self.k.default_float_dtype)
 
     def _self_attribute(self, name: str) -> Const | None:
+        built = dict(self.key.attributes)
+        if name in built:
+            return built[name]
         found = self.project.class_attribute(self.cls, name)
         if found is None:
             return None
@@ -145,11 +153,25 @@ class FrameValues:
     def has_attribute(self, obj: cst.BaseExpression, name: str) -> bool | None:
         if isinstance(obj, cst.Name) and obj.value == "self" and self.cls is not None:
             if self.project.class_attribute(self.cls, name) is not None or \
-                    self.project.method(self.cls, name) is not None:
+                    self.project.method(self.cls, name) is not None or name in self.k.module_attributes:
                 return True
+            if self._never_set(name):
+                return False
         if self.scope.is_tensor(obj) and name in self.k.non_tensor_attributes:
             return True
         return None
+
+    def _never_set(self, name: str) -> bool:
+        """No class of `self`'s MRO sets the attribute, nor does any line of their modules
+        (`obj.name = ...`, `setattr`), and its external bases are nn.Module alone."""
+        external = self.project.external_bases(self.cls)
+        if not external <= self.k.nn_module_bases:
+            return False
+        set_elsewhere = re.compile(rf"(?<!\bself)\.{re.escape(name)}\s*=(?!=)|setattr\(")
+        for holder in self.project.mro(self.cls):
+            if name in holder.attributes or set_elsewhere.search(self.project.modules[holder.module].parsed.text):
+                return False
+        return True
 
     def call_value(self, call: cst.Call) -> Const | None:
         qual = self.qualify(call.func)

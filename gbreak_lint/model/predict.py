@@ -13,6 +13,7 @@ from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from .env import ModelEnv
 from .placement import PlacementIssue, placement_issues
+from .entry_values import entry_variants
 from .trace import FrameOutcome, SiteRecord, Tracer
 from .types import FrameKey
 
@@ -160,7 +161,8 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
     errors: list[FileError] = []
     for entry in task.entries:
         try:
-            tracer.compile_entry(_entry_key(project, entry), entry.function, entry.fullgraph)
+            for key in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
+                tracer.compile_entry(key, entry.function, entry.fullgraph)
         except RecursionError:
             errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
         except Exception as err:  # noqa: BLE001

@@ -15,6 +15,7 @@ from ..diagnostics import ChainLink
 from .env import ModelEnv
 from .resolve import CallResolver
 from .types import Ctx, Event, FrameInfo, FrameKey
+from .values import Const
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
 MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
@@ -74,6 +75,7 @@ class Tracer:
         self.strict_errors: list[StrictError] = []
         self.relaxations: dict[tuple[str, int], bool] = {}  # error_on_graph_break(False) -> used
         self.reached: set[str] = set()
+        self.values_seen: dict[str, set] = {}  # code object -> Python values it was compiled for
 
     # -- top-level frames ------------------------------------------------------------
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool) -> None:
@@ -82,12 +84,19 @@ class Tracer:
     def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
                       strict_entry: bool = False) -> None:
         seen = self.compiled.get(key.qualname)
+        values = self._guarded_values(key)
         if seen is not None:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
+                self.values_seen[key.qualname].add(values)
+                self._trace(self.env.frame(key), chain, entry, strict_entry)
+            elif values not in self.values_seen[key.qualname]:
+                # Dynamo guards on the Python values it specialised on: other values recompile
+                self.values_seen[key.qualname].add(values)
                 self._trace(self.env.frame(key), chain, entry, strict_entry)
             return
         self.compiled[key.qualname] = {key.instance}
+        self.values_seen[key.qualname] = {values}
         info = self.env.frame(key)
         if info is None or info.is_generator:
             return  # Dynamo does not compile generator frames on their own
@@ -98,6 +107,12 @@ class Tracer:
         self._trace(info, chain, entry, strict_entry)
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
             self._trace(info, chain, entry, strict_entry)
+
+    @staticmethod
+    def _guarded_values(key: FrameKey) -> tuple:
+        """The constants a frame was specialised on (arguments, `self` attributes, mode)."""
+        consts = tuple(kv for kv in key.arguments if isinstance(kv[1], Const))
+        return consts, key.attributes, key.training
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global

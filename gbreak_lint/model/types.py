@@ -42,6 +42,7 @@ class FrameKey:
     arguments: tuple[tuple[str, object], ...] = ()
     unbound_passed: bool = False  # `*args`/`**kwargs` at the call site: no parameter takes its default
     training: bool | None = None  # `self.training` of the module instance (None: unknown)
+    attributes: tuple[tuple[str, object], ...] = ()  # `self.<attr>` -> values.Const, from its construction
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,29 @@ class Const:
     value: object  # None, bool, int, float, str, a torch dtype's name ("torch.float16"), tuples
 
 
+@dataclass(frozen=True)
+class Obj:
+    """An instance whose attributes are known from how it was built (`Config(flag=False)`,
+    a module built from it): attribute -> Const."""
+
+    cls: str
+    attrs: tuple[tuple[str, Const], ...] = ()
+
+    def get(self, name: str) -> Const | None:
+        return dict(self.attrs).get(name)
+
+
+@dataclass(frozen=True)
+class Seq:
+    """A tuple or list whose length is known but not its items (`(a, b)` of tensors)."""
+
+    length: int
+    kind: str = "tuple"  # "tuple" | "list"
+
+    def __len__(self) -> int:
+        return self.length
+
+
 # Marker for a parameter the caller passes with a value we cannot tell (in FrameKey.arguments).
 PASSED_UNKNOWN = "<passed>"
 
@@ -34,6 +57,10 @@ COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: oper
            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
            cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: operator.contains(b, a),
            cst.NotIn: lambda a, b: not operator.contains(b, a)}
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter"})
+BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.bool": bool, "builtins.str": str,
+                 "builtins.tuple": tuple, "builtins.list": list, "builtins.dict": dict,
+                 "builtins.type": type}
 ARITHMETIC = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
               cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod}
 
@@ -191,7 +218,7 @@ class ValueEvaluator:
             return self._isinstance(args[0], args[1], depth)
         if name == "len" and len(args) == 1:
             found = self.value(args[0], depth)
-            return Const(len(found.value)) if found and isinstance(found.value, (tuple, str)) else \
+            return Const(len(found.value)) if found and isinstance(found.value, (tuple, str, Seq)) else \
                 self._len_of_display(args[0])
         if name in ("hasattr", "getattr") and len(args) >= 2:
             attr = self.value(args[1], depth)
@@ -206,26 +233,38 @@ class ValueEvaluator:
         return self.call_value(expr)
 
     def _isinstance(self, obj, kinds, depth: int) -> Const | None:
-        qual = self.qualify(kinds)
-        if self.is_tensor(obj):
-            if qual in ("torch.Tensor", "torch.nn.Parameter"):
-                return Const(True)
-            if qual in ("builtins.int", "builtins.float", "builtins.bool", "builtins.str",
-                        "builtins.list", "builtins.tuple", "builtins.dict"):
-                return Const(False)
+        names = [self.qualify(el.value) for el in kinds.elements] if isinstance(kinds, cst.Tuple) \
+            else [self.qualify(kinds)]
+        if None in names:
             return None
         found = self.value(obj, depth)
-        builtin = {"builtins.int": int, "builtins.float": float, "builtins.bool": bool,
-                   "builtins.str": str, "builtins.tuple": tuple}.get(qual or "")
+        if found is not None and isinstance(found.value, Seq):
+            return Const(f"builtins.{found.value.kind}" in names)
+        if self.is_tensor(obj):
+            if any(n in TENSOR_TYPES for n in names):
+                return Const(True)
+            return Const(False) if all(n in BUILTIN_TYPES for n in names) else None
         if found is None:
             return None
-        if qual == "torch.Tensor":
+        if any(n in TENSOR_TYPES for n in names):
             return Const(False)
-        return Const(isinstance(found.value, builtin)) if builtin is not None else None
+        if all(n in BUILTIN_TYPES for n in names):
+            return Const(isinstance(found.value, tuple(BUILTIN_TYPES[n] for n in names)))
+        return None
 
     @staticmethod
     def _len_of_display(expr) -> Const | None:
-        if isinstance(expr, (cst.List, cst.Tuple)) and not any(
-                isinstance(el, cst.StarredElement) for el in expr.elements):
-            return Const(len(expr.elements))
-        return None
+        found = display_length(expr)
+        return Const(found) if found is not None else None
+
+
+def display_kind(expr) -> str:
+    return "list" if isinstance(expr, cst.List) else "tuple"
+
+
+def display_length(expr) -> int | None:
+    """The length of a tuple/list display without starred items."""
+    if isinstance(expr, (cst.List, cst.Tuple)) and not any(
+            isinstance(el, cst.StarredElement) for el in expr.elements):
+        return len(expr.elements)
+    return None

@@ -1,0 +1,96 @@
+"""The values a program compiles its entry with: how it built the module, how it calls it.
+
+Dynamo specialises on the Python values of the first call (and recompiles for others), so an
+entry is simulated once per distinct set of Python values its program calls it with: the
+constants passed at each call site, `PASSED_UNKNOWN` for other non-tensor arguments, tensors
+for torch calls; the module instance's attributes come from its construction call. With no
+call site (a named entry, a library) the parameters keep their defaults.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.entries import EntryPoint
+from ..index.project import ProjectIndex
+from ..knowledge import Knowledge
+from ..walk import walk
+from .instances import Constructor, TopScope
+from .types import FrameKey
+from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, literal
+
+MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
+
+
+def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint, base: FrameKey) -> list[FrameKey]:
+    key = base
+    module = project.modules.get(project.by_path.get(entry.path, ""))
+    if module is None:
+        return [key]
+    cls = project.klass(entry.self_class) if entry.self_class else None
+    if cls is not None and entry.construction is not None:
+        ctor = Constructor(project, frozenset(knowledge.dtype_names))
+        built = ctor.build(cls, entry.construction, TopScope(ctor, module))
+        key = FrameKey(**{**_fields(key), "attributes": built.attrs})
+    if not entry.called_as:
+        return [key]
+    variants: list[FrameKey] = []
+    for call in _calls_named(module.parsed.module, entry.called_as):
+        variant = _with_call_site(project, knowledge, module, key, call, skip_self=cls is not None)
+        if variant is not None and variant not in variants:
+            variants.append(variant)
+    return variants[:MAX_VARIANTS] or [key]
+
+
+def _fields(key: FrameKey) -> dict:
+    return {f: getattr(key, f) for f in key.__dataclass_fields__}
+
+
+def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool) -> FrameKey | None:
+    fn = project.function(key.qualname)
+    if fn is None or any(a.star for a in call.args):
+        return key
+    params = list(fn.params)[1:] if skip_self or fn.class_qualname else list(fn.params)
+    positional = [p for p in params if p.kind == "positional"]
+    tensors = set(key.tensor_params)
+    arguments: dict[str, object] = {}
+    pairs = [(p.name, a.value) for p, a in zip(positional, [a for a in call.args if a.keyword is None])]
+    pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
+    for name, value in pairs:
+        length = display_length(value)
+        if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
+            tensors.add(name)
+            arguments[name] = Const(Seq(length, display_kind(value)))
+            continue
+        if _is_tensor_expr(project, knowledge, module, value):
+            tensors.add(name)
+            continue
+        tensors.discard(name)
+        found = literal(value)
+        arguments[name] = found if found is not None else PASSED_UNKNOWN
+    return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
+                       "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0]))})
+
+
+def _is_tensor_expr(project, knowledge, module, value) -> bool:
+    """A torch call (`torch.randn(...)`, `torch.tensor(...).half()`) or a name the program
+    does not bind to a literal: tensors are what programs pass to compiled code."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and project.qualify(value.func, module) is None:
+        value = value.func.value  # `torch.randn(2).half()`
+    if isinstance(value, cst.Call):
+        qual = project.qualify(value.func, module) or ""
+        return qual.startswith("torch.") and not any(
+            qual.rsplit(".", 1)[-1].startswith(p) for p in knowledge.non_tensor_prefixes)
+    return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values
+
+
+def _calls_named(tree: cst.Module, name: str) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == name:
+                found.append(node)
+
+    walk(tree, V())
+    return found

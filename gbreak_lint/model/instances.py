@@ -1,0 +1,160 @@
+"""What an instance's attributes are, from the call that built it.
+
+Model code copies configuration into attributes in `__init__` (`self.output_attentions =
+config.output_attentions`) and Dynamo specialises on them. Given the construction call
+(`Attention(Config(output_attentions=False))`) the constructor's straight-line statements are
+evaluated with the arguments bound (their defaults where not passed), following
+`super().__init__(...)` into project base classes and building nested project instances
+(`self.attn = Attention(config)`, a config object) the same way. What is assigned inside a
+branch or loop, or from anything else, stays unknown.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.project import ProjectIndex
+from ..index.symbols import ClassInfo, FunctionInfo
+from ..walk import walk
+from .frame_values import assigned_names
+from .values import Const, Obj, ValueEvaluator, literal
+
+MAX_DEPTH = 4
+
+
+class Constructor:
+    def __init__(self, project: ProjectIndex, dtypes: frozenset[str]):
+        self.project = project
+        self.dtypes = dtypes
+
+    def build(self, cls: ClassInfo, call: cst.Call | None, caller: "Scope | None", depth: int = 0) -> Obj:
+        attrs: dict[str, Const | None] = {}
+        init = self.project.method(cls, "__init__")
+        if init is not None and depth <= MAX_DEPTH:
+            self._run_init(init, cls, call, caller, attrs, depth)
+        return Obj(cls.qualname, tuple(sorted((k, v) for k, v in attrs.items() if v is not None)))
+
+    def _run_init(self, init: FunctionInfo, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
+        scope = Scope(self, init, depth)
+        scope.bind(call, caller)
+        body = init.node.body.body if isinstance(init.node.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._statement(small, scope, cls, attrs, depth)
+            else:  # a branch or loop: what it assigns is not fixed
+                for name in _self_attributes(stmt):
+                    attrs[name] = None
+                for name in assigned_names(stmt):
+                    scope.locals[name] = None
+
+    def _statement(self, small, scope: "Scope", cls: ClassInfo, attrs: dict, depth: int) -> None:
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            base = self._super_init(small.value, scope, cls)
+            if base is not None:
+                attrs.update(dict(self.build(base, small.value, scope, depth + 1).attrs))
+            return
+        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
+            return
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        value = scope.value(small.value)
+        for target in targets:
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value == "self":
+                attrs[target.attr.value] = value
+            elif isinstance(target, cst.Name):
+                scope.locals[target.value] = value
+
+    def _super_init(self, call: cst.Call, scope: "Scope", cls: ClassInfo) -> ClassInfo | None:
+        """`super().__init__(...)`: the next project class in the MRO that defines __init__."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"
+                and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name)
+                and func.value.func.value == "super"):
+            return None
+        for base in self.project.mro(cls)[1:]:
+            if "__init__" in base.methods:
+                return base
+        return None
+
+
+class Scope:
+    """Parameters and locals of one constructor run."""
+
+    def __init__(self, ctor: Constructor, init: FunctionInfo, depth: int):
+        self.ctor = ctor
+        self.init = init
+        self.depth = depth
+        self.module = ctor.project.modules[init.module]
+        self.locals: dict[str, Const | None] = {}
+        self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
+                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
+
+    def qualify(self, expr):
+        return self.ctor.project.qualify(expr, self.module, self.init)
+
+    def value(self, expr) -> Const | None:
+        return self.evaluator.value(expr)
+
+    def bind(self, call: cst.Call | None, caller: "Scope | None") -> None:
+        params = [p for p in self.init.params][1:]
+        positional = [p for p in params if p.kind == "positional"]
+        passed: dict[str, Const | None] = {}
+        if call is not None:
+            given = [a for a in call.args if a.keyword is None]
+            if any(a.star for a in call.args):
+                return self._unknown(params)
+            for param, arg in zip(positional, given):
+                passed[param.name] = caller.value(arg.value) if caller else literal(arg.value)
+            for arg in call.args:
+                if arg.keyword is not None:
+                    passed[arg.keyword.value] = caller.value(arg.value) if caller else literal(arg.value)
+        for param in params:
+            if param.kind in ("star", "double_star"):
+                continue
+            self.locals[param.name] = passed[param.name] if param.name in passed else literal(param.default)
+
+    def _unknown(self, params) -> None:
+        for param in params:
+            self.locals[param.name] = None
+
+    def name_value(self, name: str) -> Const | None:
+        return self.locals.get(name)
+
+    def attribute_value(self, expr: cst.Attribute) -> Const | None:
+        owner = self.value(expr.value)
+        if owner is not None and isinstance(owner.value, Obj):
+            return owner.value.get(expr.attr.value)
+        return None
+
+    def call_value(self, call: cst.Call) -> Const | None:
+        """A project class built here: its instance, attributes evaluated in turn."""
+        cls = self.ctor.project.klass(self.qualify(call.func))
+        if cls is None:
+            return None
+        return Const(self.ctor.build(cls, call, self, self.depth + 1))
+
+
+def _self_attributes(stmt: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                names.add(node.attr.value)
+
+    walk(stmt, V())
+    return names
+
+
+class TopScope(Scope):
+    """Where a program builds its compiled module (`main()` or module level): literals and
+    project instances in the arguments."""
+
+    def __init__(self, ctor: Constructor, module):
+        self.ctor = ctor
+        self.init = None
+        self.depth = 0
+        self.module = module
+        self.locals = {}
+        self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
+                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
