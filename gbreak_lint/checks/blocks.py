@@ -1,4 +1,4 @@
-"""GBL102/103/104/105: unresumable breaks (try, with, skip_frame, generators) -> skip or partial."""
+"""GBL102/103/104/105/106: unresumable breaks (try, with, skip_frame, generators) -> skip or partial."""
 from __future__ import annotations
 
 from ..diagnostics import FrameRef
@@ -8,7 +8,8 @@ from .common import diagnostic, short
 RULE_FOR_REASON = {"try": "graph-break-in-try-block", "with": "graph-break-in-with-block",
                    "context_manager": "graph-break-in-with-block",
                    "skip_frame": "frame-skipped-by-skip-frame",
-                   "generator": "graph-break-in-consumed-generator"}
+                   "generator": "graph-break-in-consumed-generator",
+                   "attribute": "graph-break-in-attribute-access"}
 
 
 def run(rule, prediction: Prediction):

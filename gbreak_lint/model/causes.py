@@ -5,6 +5,7 @@ import libcst as cst
 
 from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
+from .attributes import getattr_override, property_getter, setattr_override
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey
 from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length
@@ -31,6 +32,11 @@ class CauseMatcher:
 
     # -- calls -----------------------------------------------------------------------
     def classify_call(self, node: cst.Call) -> None:
+        self._hooks(node, "pre")
+        self._classify_call(node)
+        self._hooks(node, "post")
+
+    def _classify_call(self, node: cst.Call) -> None:
         b = self.b
         qual = b.resolver.qualify(node.func)
         rule = self._cause_rule(node, qual)
@@ -139,6 +145,52 @@ class CauseMatcher:
             if self.b.scope.is_tensor(target.value) and self._enabled(rule):
                 self.b.emit_break(rule, target)
                 return
+        cls = self.b.resolver.class_of(target.value)
+        setter = setattr_override(self.env.project, cls) if cls is not None else None
+        if setter is not None:  # `self.x = v` runs the class's __setattr__ (inlined, resumable)
+            self._implicit_call(setter, target, cls, "dunder", Const(target.attr.value))
+
+    def attribute_read(self, node: cst.Attribute) -> None:
+        """`obj.name` that runs code: a property getter or a `__getattr__` override."""
+        name = node.attr.value
+        if name in self.k.module_attributes:
+            return
+        cls = self.b.resolver.class_of(node.value)
+        if cls is None:
+            return
+        getter = property_getter(self.env.project, cls, name)
+        if getter is not None:
+            self._implicit_call(getter, node, cls, "attribute", Const(name))
+            return
+        fallback = getattr_override(self.env.project, cls, name)
+        if fallback is not None:
+            self._implicit_call(fallback, node, cls, "attribute_dunder", Const(name))
+
+    def _implicit_call(self, fn: FunctionInfo, node, cls, mode: str, name) -> None:
+        on_self = isinstance(node.value, cst.Name) and node.value.value == "self"
+        params = [p.name for p in fn.params[1:2]]
+        key = FrameKey(fn.qualname, self_class=cls.qualname, arguments=tuple((p, name) for p in params),
+                       training=self.b.key.training if on_self else None,
+                       attributes=self.b.key.attributes if on_self else ())
+        self.env.frame(key)
+        self.b.emit("call", node, target=key, mode=mode)
+
+    def _hooks(self, node: cst.Call, kind: str) -> None:
+        """Forward (pre-)hooks registered on the sub-module this call runs."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        hooks = self.env.hooks.for_attribute(func.attr.value, kind)
+        if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)):
+            return
+        for hook in hooks:
+            fn = self.env.project.function(hook.qualname)
+            if fn is None:
+                continue
+            tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
+            key = FrameKey(fn.qualname, tensors, hook.captured)
+            self.env.frame(key)
+            self.b.emit("call", node, target=key)
 
     # -- project calls ---------------------------------------------------------------
     def _project_call(self, node: cst.Call, target: CallTarget) -> None:

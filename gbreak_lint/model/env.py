@@ -38,9 +38,22 @@ class ModelEnv:
                 for name in value:
                     index[name].append(rule)
         self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates)
+        # the dtype of a floating tensor nothing else tells (None: the program changes dtypes)
+        self.default_dtype: str | None = knowledge.default_float_dtype
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._comprehensions: dict[FrameKey, tuple] = {}
         self._node_memo: dict[tuple, tuple] = {}
+        self._hooks = None
+
+    @property
+    def hooks(self):
+        """Forward hooks registered in the project (found once per run, when first asked)."""
+        if self._hooks is None:
+            from .attributes import HookRegistry
+            from .callables import Callables
+
+            self._hooks = HookRegistry(self.project, Callables(self.project, self.knowledge))
+        return self._hooks
 
     def node_memo(self, kind: str, node, compute):
         """`compute()` once per node and kind in this run: a function is walked for every

@@ -47,7 +47,7 @@ class FrameBuilder:
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,
-                                  inherited=isinstance(source, Comprehension))
+                                  inherited=isinstance(source, Comprehension), default_dtype=env.default_dtype)
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
@@ -292,6 +292,9 @@ class FrameBuilder:
         elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
             self.expr(node.expression)
             self.truthiness(node.expression, compound=False)
+        elif isinstance(node, cst.Attribute):
+            self.expr(node.value)
+            self.causes.attribute_read(node)
         elif isinstance(node, cst.Subscript):
             self.expr(node.value)
             for el in node.slice:

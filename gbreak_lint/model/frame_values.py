@@ -27,7 +27,8 @@ _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals a
 class FrameValues:
     def __init__(self, project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
                  function: FunctionInfo, key: FrameKey, cls: ClassInfo | None, scope: TensorScope,
-                 qualify, compile_time: CompileTimeValues, inherited: bool = False):
+                 qualify, compile_time: CompileTimeValues, inherited: bool = False,
+                 default_dtype: str | None = None):
         self.project = project
         self.k = knowledge
         self.module = module
@@ -37,6 +38,7 @@ class FrameValues:
         self.scope = scope
         self.qualify = qualify
         self.compile_time = compile_time
+        self.default_dtype = default_dtype
         self.locals: dict[str, object] = {}
         self.params = {p.name: p for p in function.params} if not inherited else {}
         self.arguments = dict(key.arguments)
@@ -134,9 +136,10 @@ class FrameValues:
         return None
 
     def _dtype(self, tensor: cst.BaseExpression) -> Const | None:
-        if self.scope.is_integer_tensor(tensor) or self.scope.is_bool_tensor(tensor):
+        if self.default_dtype is None or self.scope.is_integer_tensor(tensor) or \
+                self.scope.is_bool_tensor(tensor):
             return None
-        return Const(self.k.default_float_dtype)
+        return Const(self.default_dtype)
 
     def _self_attribute(self, name: str) -> Const | None:
         built = dict(self.key.attributes)

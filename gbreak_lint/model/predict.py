@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -156,6 +157,8 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
 
 def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task: Task) -> TaskResult:
     env = ModelEnv(project, knowledge, catalog, task.flags)
+    if not task.library and _changes_dtypes(project, task):
+        env.default_dtype = None
     nested_on = "nested_graph_breaks" in task.flags
     tracer = Tracer(env, nested_on)
     errors: list[FileError] = []
@@ -252,6 +255,17 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     tensors = frozenset(p.name for p in params if _may_be_tensor(p))
     return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "",
                     training=_entry_training(project, entry))
+
+
+HALF_PRECISION = re.compile(r"\.half\(|float16|bfloat16|\.to\(\s*dtype|autocast|set_default_dtype")
+
+
+def _changes_dtypes(project: ProjectIndex, task: Task) -> bool:
+    """Does a program run its compiled code in another dtype than the default (`.half()`,
+    autocast)? Its dtype comparisons are then not constants we can tell."""
+    paths = {e.path for e in task.entries}
+    return any(HALF_PRECISION.search(project.modules[project.by_path[p]].parsed.text)
+               for p in paths if p in project.by_path)
 
 
 def _entry_training(project: ProjectIndex, entry: EntryPoint) -> bool | None:

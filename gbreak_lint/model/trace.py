@@ -19,6 +19,10 @@ from .values import Const
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
 MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
+# Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
+# strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
+# a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
+NOT_OWN_FRAME = frozenset({"checkpoint", "strict_hop", "attribute_dunder", "dunder"})
 
 
 @dataclass
@@ -229,7 +233,7 @@ class Tracer:
         nested_call = ev.kind == "call"
         if fate == "resumed":
             site.outcomes.add("resumed")
-            if nested_call and ev.mode != "checkpoint" and not self.nested:
+            if nested_call and ev.mode not in NOT_OWN_FRAME and not self.nested:
                 self.compile_frame(ev.target, callers, entry)
             return i + 1
         before = block_ops.get(block_line, ops) if block_line is not None else ops
@@ -243,7 +247,7 @@ class Tracer:
             info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
         first_eager = 0 if fate == "skipped" and not is_resume else i
         for later in info.events[first_eager:]:
-            if later.kind == "call" and later.mode not in ("checkpoint", "strict_hop"):
+            if later.kind == "call" and later.mode not in NOT_OWN_FRAME:
                 self.compile_frame(later.target, chain + (_link(info, later),), entry)
         return None
 
@@ -262,6 +266,8 @@ class Tracer:
             return "skipped", Ctx("skip_frame", ev.line), None
         if ev.mode == "generator":
             return "skipped", Ctx("generator", ev.line), None
+        if ev.mode in ("attribute", "attribute_dunder"):  # a break under LOAD_ATTR cannot resume
+            return "unresumable", Ctx("attribute", ev.line), _outer_block(ev)
         for frame, point in frames:
             blocks = [c for c in point.ctx if c.kind in ("try", "with")]
             if blocks:

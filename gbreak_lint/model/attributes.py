@@ -1,0 +1,82 @@
+"""Code Dynamo runs without a call in the source: properties, `__getattr__`/`__setattr__`
+overrides, and forward hooks on sub-modules.
+
+- Reading `obj.name` where `name` is a property of a project class inlines its getter; a
+  class defining `__getattr__` inlines it for names the class does not define. A break
+  reached this way cannot be resumed (the frame compiles up to a checkpoint or is skipped).
+- Assigning `self.name = v` on a project class defining `__setattr__` inlines it (resumable).
+- `sub.register_forward_pre_hook(h)` / `register_forward_hook(h)` anywhere in the project:
+  calling a module held under that attribute name (`self.sub(x)`) inlines the hooks around
+  its forward (pre-hooks before, hooks after).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.project import ProjectIndex
+from ..index.symbols import ClassInfo, FunctionInfo
+from ..walk import walk
+from .callables import Callables
+from .types import FnValue
+
+PROPERTY_DECORATORS = frozenset({"builtins.property", "functools.cached_property"})
+HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "post"}
+
+
+def property_getter(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
+    fn = project.method(cls, name)
+    if fn is None:
+        return None
+    module = project.modules[fn.module]
+    for dec in fn.decorators:
+        if project.qualify(dec.decorator, module) in PROPERTY_DECORATORS:
+            return fn
+    return None
+
+
+def getattr_override(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
+    """The project `__getattr__` Python calls for `name` (only when lookup fails)."""
+    if project.class_attribute(cls, name) is not None or project.method(cls, name) is not None:
+        return None
+    return project.method(cls, "__getattr__")
+
+
+def setattr_override(project: ProjectIndex, cls: ClassInfo) -> FunctionInfo | None:
+    return project.method(cls, "__setattr__")
+
+
+class HookRegistry:
+    """Forward hooks registered anywhere in the project, by the attribute name of the module
+    they are registered on (`net.block.register_forward_hook(h)` -> "block")."""
+
+    def __init__(self, project: ProjectIndex, callables: Callables):
+        self.hooks: dict[str, list[tuple[str, FnValue]]] = {}
+        for module in project.modules.values():
+            if "register_forward" in module.parsed.text:
+                self._collect(project, callables, module)
+
+    def for_attribute(self, name: str, kind: str) -> list[FnValue]:
+        return [fn for k, fn in self.hooks.get(name, ()) if k == kind]
+
+    def _collect(self, project, callables: Callables, module) -> None:
+        by_node = {fn.node: fn for fn in module.functions.values()}
+        stack: list[FunctionInfo | None] = [None]
+        hooks = self.hooks
+
+        class V(cst.CSTVisitor):
+            def visit_FunctionDef(self, node) -> None:
+                stack.append(by_node.get(node))
+
+            def leave_FunctionDef(self, node) -> None:
+                stack.pop()
+
+            def visit_Call(self, node: cst.Call) -> None:
+                func = node.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS
+                        and isinstance(func.value, cst.Attribute) and node.args):
+                    return
+                hook = callables.value(node.args[0].value, module, stack[-1], {}, {})
+                if hook is not None:
+                    hooks.setdefault(func.value.attr.value, []).append((HOOK_METHODS[func.attr.value], hook))
+
+        walk(module.parsed.module, V())
