@@ -19,7 +19,7 @@ TRIGGER_KEYS = frozenset({
     "logger_method", "tensor_attribute_assign", "check",
 })
 # Break causes the model finds by analysis rather than by a name table (`trigger: {check: ...}`).
-CAUSE_CHECKS = frozenset({"data_dependent_branch", "disabled_call", "dynamic_shape_index",
+CAUSE_CHECKS = frozenset({"data_dependent_branch", "disabled_call", "disallowed_call", "dynamic_shape_index",
                           "unsupported_context_manager"})
 TOP_KEYS = frozenset(REQUIRED) | {"gb_codes", "docs", "torch", "suggestion", "fix", "break", "trigger",
                                   "unless_config", "gb_code_when", "check", "evidence"}

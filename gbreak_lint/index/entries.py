@@ -184,6 +184,7 @@ class _EntryFinder(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         self._reorderable(node)
+        self._config_patch(node)
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
@@ -210,6 +211,17 @@ class _EntryFinder(cst.CSTVisitor):
             qual = self.qualify(value.func)
             if qual in self.k.distributed_wrappers:
                 self.wrapped.append(WrappedCompile(self.module.path, self.module.parsed.span(node), qual))
+
+    def _config_patch(self, node: cst.Call) -> None:
+        """`@torch._dynamo.config.patch(capture_scalar_outputs=True)` / `with ...patch(...)`:
+        the flag is on while Dynamo traces what runs under it."""
+        if self.qualify(node.func) not in self.k.config_patch:
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in self.k.config_flags \
+                    and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+                self.configs.append(ConfigSet(arg.keyword.value, arg.value.value == "True",
+                                              self.module.path, self.line(node)))
 
     def _reorderable(self, node: cst.Call) -> None:
         """`torch._dynamo.config.reorderable_logging_functions.add(print)`: print stops breaking."""
@@ -285,7 +297,7 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
     Dynamo config flag assignment, or `reorderable_logging_functions`. Walking is the costly
     part of a library scan; most modules mention `compile` only through `re`."""
     text = module.parsed.text
-    if "reorderable_logging_functions" in text:
+    if "reorderable_logging_functions" in text or ".patch(" in text:
         return True
     compilers = knowledge.compile_functions | knowledge.legacy_optimize
     if any(target in compilers for target in module.imports.values()):

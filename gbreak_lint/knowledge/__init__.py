@@ -28,6 +28,7 @@ class Knowledge:
     dtype_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     default_float_dtype: str = "torch.float32"
     constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -61,4 +62,5 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         dtype_names=MappingProxyType(dict(data.get("dtype_names") or {})),
         default_float_dtype=str(data.get("default_float_dtype", "torch.float32")),
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
+        disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
     )

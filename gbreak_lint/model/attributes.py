@@ -80,3 +80,23 @@ class HookRegistry:
                     hooks.setdefault(func.value.attr.value, []).append((HOOK_METHODS[func.attr.value], hook))
 
         walk(module.parsed.module, V())
+
+
+def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
+    """`torch._dynamo.disallow_in_graph(torch.sub)` statements at module level: the qualified
+    names of what they disallow."""
+    found: set[str] = set()
+    for module in project.modules.values():
+        if "disallow_in_graph" not in module.parsed.text:
+            continue
+        for stmt in module.parsed.module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if isinstance(call, cst.Call) and call.args and \
+                        project.qualify(call.func, module) in knowledge.disallow_functions:
+                    target = project.qualify(call.args[0].value, module)
+                    if target:
+                        found.add(target)
+    return frozenset(found)

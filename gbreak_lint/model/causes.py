@@ -39,6 +39,11 @@ class CauseMatcher:
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
         qual = b.resolver.qualify(node.func)
+        if qual in self.env.disallowed and self.check_enabled("disallowed_call"):
+            b.emit_break(self.rule_for_check("disallowed_call"), node, detail=qual)
+            return
+        if self._disabled_instance(node):
+            return
         rule = self._cause_rule(node, qual)
         if rule is not None:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
@@ -195,14 +200,16 @@ class CauseMatcher:
     # -- project calls ---------------------------------------------------------------
     def _project_call(self, node: cst.Call, target: CallTarget) -> None:
         fn = target.function
-        disabled = self.disabled(fn)
+        if self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
+            self.env.frame(self.frame_key(target, node))  # its return type, not its breaks
+            if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
+                self.b.emit("op", node)
+            return
+        disabled = self.disabled(fn) or self._disabled_class(target)
         key = self.frame_key(target, node)
         self.env.frame(key)  # build the callee first so its return type is known
         if disabled is not None:
-            rule = self.rule_for_check("disabled_call")
-            if rule is not None:
-                gb = rule.gb_codes[1] if disabled == "nonrecursive" and len(rule.gb_codes) > 1 else rule.gb_code
-                self.b.emit_break(rule, node, gb_code=gb, detail=fn.qualname)
+            self._emit_disabled(node, disabled, fn.qualname)
             if disabled == "nonrecursive":
                 self.b.emit("call", node, target=key, mode="eager")
             return
@@ -275,6 +282,42 @@ class CauseMatcher:
             return
         known = self.b.values.value(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN
+
+    def _emit_disabled(self, node: cst.Call, how: str, detail: str) -> None:
+        rule = self.rule_for_check("disabled_call")
+        if rule is not None:
+            self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
+
+    def _opaque(self, fn: FunctionInfo) -> bool:
+        module = self.env.project.modules[fn.module]
+        return any(self.env.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
+                                            module) in self.k.opaque_decorators for d in fn.decorators)
+
+    def _disabled_class(self, target: CallTarget) -> str | None:
+        """Calling an instance of an nn.Module class decorated with torch.compiler.disable."""
+        cls = self.env.project.klass(target.self_class) if target.instance else None
+        if cls is None:
+            return None
+        module = self.env.project.modules[cls.module]
+        decorators = cls.node.decorators
+        return "class" if any(self.env.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call)
+                                                      else d.decorator, module) in self.k.disable_decorators
+                              for d in decorators) else None
+
+    def _disabled_instance(self, node: cst.Call) -> bool:
+        """`self.noisy(x)` where `self.noisy = torch.compiler.disable(Noisy())`."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        owner = self.b.resolver.class_of(func.value)
+        found = self.env.project.class_attribute(owner, func.attr.value) if owner is not None else None
+        if found is None or not isinstance(found[1], cst.Call):
+            return False
+        module = self.env.project.modules[found[0].module]
+        if self.env.project.qualify(found[1].func, module) not in self.k.disable_decorators:
+            return False
+        self._emit_disabled(node, "instance", func.attr.value)
+        return True
 
     def disabled(self, fn: FunctionInfo) -> str | None:
         """"recursive" / "nonrecursive" when `fn` is decorated with torch.compiler.disable."""

@@ -44,6 +44,7 @@ class ModelEnv:
         self._comprehensions: dict[FrameKey, tuple] = {}
         self._node_memo: dict[tuple, tuple] = {}
         self._hooks = None
+        self._disallowed: frozenset[str] | None = None
 
     @property
     def hooks(self):
@@ -54,6 +55,15 @@ class ModelEnv:
 
             self._hooks = HookRegistry(self.project, Callables(self.project, self.knowledge))
         return self._hooks
+
+    @property
+    def disallowed(self) -> frozenset[str]:
+        """Functions the project passes to `torch._dynamo.disallow_in_graph` (module level)."""
+        if self._disallowed is None:
+            from .attributes import disallowed_functions
+
+            self._disallowed = disallowed_functions(self.project, self.knowledge)
+        return self._disallowed
 
     def node_memo(self, kind: str, node, compute):
         """`compute()` once per node and kind in this run: a function is walked for every
