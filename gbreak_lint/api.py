@@ -18,6 +18,7 @@ from .diagnostics import Diagnostic, LintResult
 from .discover import discover
 from .fix import rewrite_applies
 from .index import IndexResult
+from .index.installed import InstalledPackages, for_config
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
@@ -79,7 +80,9 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     """
     selection = selection or Selection(config.select, config.ignore)
     reported, indexed, skipped = _files(paths, config)
-    key = cache.cache_key(indexed, repr((config, selection)), config.extra_rules) if use_cache else None
+    installed = _installed(config)
+    settings = repr((config, selection, installed.fingerprint() if installed else None))
+    key = cache.cache_key(indexed, settings, config.extra_rules) if use_cache else None
     results = cache.ResultCache(config.root, config.cache_dir) if key else None
     full = results.load(key) if results else None
     if full is None:
@@ -87,8 +90,22 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
         if results:
             results.store(key, full)
     wanted = {str(p) for p in reported} | {e.path for e in skipped}
+    if installed is not None:  # findings inside installed packages, reached from these files
+        wanted |= {d.path for d in full.diagnostics if d.chain and d.chain[0].path in wanted}
     return LintResult(len(reported), tuple(d for d in full.diagnostics if d.path in wanted),
                       tuple(e for e in full.errors if e.path in wanted))
+
+
+def _in_library(d: Diagnostic, library: set[str]) -> Diagnostic:
+    """A finding inside an installed package: no fix (it is not the user's file to edit), and
+    the user's line that reaches it (the last link of the call chain in the project)."""
+    via = next((link for link in reversed(d.chain) if link.path not in library), None)
+    return replace(d, fix=None, via=via)
+
+
+def _installed(config: Config) -> InstalledPackages | None:
+    """Where imports the project does not define are looked up (script mode), if anywhere."""
+    return for_config(config.python, config.installed_packages) if config.follow_installed else None
 
 
 def _files(paths: list[Path], config: Config) -> tuple[list[Path], list[Path], list]:
@@ -128,7 +145,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
             diagnostics += [outcome.diagnostic] if outcome.diagnostic is not None else []
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
-    index = build_project(modules, [], knowledge, jobs)
+    index = build_project(modules, [], knowledge, jobs, _installed(config))
     if program is not None:
         index = _program_only(index, str(program.resolve()))
     clock.lap("entry points")
@@ -142,7 +159,9 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
     clock.lap(f"{len(tasks)} Dynamo tasks")
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
-    diagnostics += [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted]
+    library = getattr(index.project.modules, "library_paths", set())
+    diagnostics += [d if d.path not in library else _in_library(d, library)
+                    for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
     parsed = {m.path: m.parsed for m in modules}
     sources = {path: p.text for path, p in parsed.items()}

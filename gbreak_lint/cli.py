@@ -60,12 +60,15 @@ def cli(ctx: click.Context) -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
               help="Where results are cached (default: the user cache folder, ~/.cache/gbreak-lint).")
+@click.option("--python", "python", help="Interpreter whose installed packages imports resolve to "
+              "(read as source, never imported; default: the one running gbreak-lint).")
+@click.option("--no-follow-installed", is_flag=True, help="Do not follow calls into installed packages.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1),
               help="Worker processes for a scan (default: one per CPU). Results do not depend on it.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
           assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, no_cache,
-          cache_dir, jobs, quiet):
+          cache_dir, python, no_follow_installed, jobs, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, lint_paths
     from .config import load_config
@@ -81,7 +84,8 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
                                    root=root.resolve() if root else None,
                                    entry_points=config.entry_points + tuple(entries) if entries else None,
                                    assume_compiled=assume_compiled,
-                                   cache_dir=cache_dir.resolve() if cache_dir else None)
+                                   cache_dir=cache_dir.resolve() if cache_dir else None, python=python,
+                                   follow_installed=False if no_follow_installed else None)
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
@@ -293,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
     from .baseline import BaselineError
     from .index.entries import EntrySpecError
+    from .index.installed import InterpreterError
     from .knowledge import UnknownProfile
 
     try:
@@ -304,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_ERROR
-    except (UsageFailure, ConfigError, CatalogError, UnknownProfile, EntrySpecError, BaselineError) as exc:
+    except (UsageFailure, ConfigError, CatalogError, UnknownProfile, EntrySpecError, BaselineError,
+            InterpreterError) as exc:
         click.echo(f"gbreak-lint: error: {exc}", err=True)
         return EXIT_ERROR
     except Exception as exc:  # never show a traceback to a user unless asked

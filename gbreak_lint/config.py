@@ -29,6 +29,9 @@ KNOWN_KEYS = {
     "disable-advice-min-breaks": ("disable_min_breaks", int),
     "disable-advice-max-ops": ("disable_max_ops", int),
     "cache-dir": ("cache_dir", str),
+    "python": ("python", str),
+    "follow-installed": ("follow_installed", bool),
+    "installed-packages": ("installed_packages", list),
 }
 
 
@@ -55,6 +58,9 @@ class Config:
     disable_max_ops: int = 2  # ... with at most this many tensor ops: suggest torch.compiler.disable
     cache_dir: Path | None = None  # None: the user's cache home (see cache.py)
     warnings: tuple[str, ...] = ()  # settings that were refused; the scan goes on without them
+    python: str | None = None  # interpreter whose installed packages imports resolve to (script mode)
+    follow_installed: bool = True  # follow calls into installed packages (not torch, not the stdlib)
+    installed_packages: tuple[str, ...] = ()  # only these top-level installed packages (empty: all)
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -115,7 +121,7 @@ def _from_table(table: dict, path: Path) -> Config:
     root = path.parent
     if "fail_on" in values and values["fail_on"] not in SEVERITY_LEVELS:
         raise ConfigError(f"{path}: 'fail-on' must be one of error, warning, info")
-    for attr in ("select", "ignore", "exclude", "extend_exclude", "entry_points"):
+    for attr in ("select", "ignore", "exclude", "extend_exclude", "entry_points", "installed_packages"):
         if attr in values:
             values[attr] = tuple(str(v) for v in values[attr])
     if "per_file_ignores" in values:

@@ -64,6 +64,7 @@ class Diagnostic:
     suggestion: str | None = None
     fix: Fix | None = None
     fingerprint: str | None = None  # stable across unrelated edits (SARIF, baselines)
+    via: ChainLink | None = None  # a finding inside an installed package: the user's line reaching it
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.line, self.span.column, self.code, self.message)

@@ -54,6 +54,24 @@ class Recorder:
         self._pending: list = []
 
     # -- helpers -----------------------------------------------------------------------
+    def installed(self, filename: str) -> str | None:
+        """The absolute path of a file of an installed package gbreak-lint follows (script
+        mode): outside the project, not torch's, not the standard library's."""
+        try:
+            p = Path(filename).resolve()
+        except (OSError, ValueError):
+            return None
+        text = str(p)
+        if self.rel(filename) is not None or not text.endswith(".py") or "<" in filename:
+            return None
+        stdlib = str(Path(sysconfig.get_paths()["stdlib"]).resolve()) + os.sep
+        if text.startswith(stdlib) and "site-packages" not in text:
+            return None
+        parts = p.parts
+        if any(part in INSTALLED_NOT_FOLLOWED for part in parts) or "gbreak-oracle" in text:
+            return None
+        return text
+
     def rel(self, filename: str) -> str | None:
         """Path relative to the project root, or None for library code."""
         try:
@@ -126,6 +144,10 @@ class Recorder:
 
 
 CO_GENERATOR_FLAGS = 0x20 | 0x200 | 0x100  # generator, async generator, coroutine
+# Installed packages whose breaks are causes in the catalog, attributed to the user's line
+# (as gbreak-lint's script mode does not follow them).
+INSTALLED_NOT_FOLLOWED = frozenset({"torch", "torchvision", "torchaudio", "functorch", "triton",
+                                    "numpy", "typing_extensions", "_pytest", "pytest", "gbreak_lint"})
 
 
 def code_ref(code) -> dict:
@@ -216,10 +238,12 @@ def summarize(raw: dict, root: Path) -> dict:
     rec = Recorder(root)
     sites: dict[tuple, dict] = {}
     lib_sites: dict[tuple, dict] = {}
+    installed: dict[tuple, dict] = {}
     skipped: dict[tuple, dict] = {}
     partial: dict[tuple, set] = defaultdict(set)
     for br in raw["breaks"]:
         _add_break(rec, br, sites, lib_sites, skipped, partial)
+        _add_installed_break(rec, br, installed)
     for err in raw["hard_errors"]:
         _add_hard_error(rec, err, sites)
     for fr in raw["frames"]:
@@ -231,12 +255,13 @@ def summarize(raw: dict, root: Path) -> dict:
         {"file": f, "function": fn, "first_line": ln, "partial_then_eager_at": sorted(lines)}
         for (f, fn, ln), lines in sorted(partial.items())
     ]
-    for s in list(sites.values()) + list(lib_sites.values()):
+    for s in list(sites.values()) + list(lib_sites.values()) + list(installed.values()):
         s["compiles_hit"] = len(s.pop("_compiles"))
     return {
         "effective_nested_graph_breaks": [raw["effective_nested_graph_breaks"]],
         "graph_breaks": sorted(sites.values(), key=lambda s: (s["file"], s["line"], s["gb_code"] or "")),
         "library_breaks": sorted(lib_sites.values(), key=lambda s: (s["user_file"], s["user_line"])),
+        "installed_breaks": sorted(installed.values(), key=lambda s: (s["file"], s["line"])),
         "skipped_frames": sorted(skipped.values(), key=lambda s: (s["file"], s["first_line"])),
         "compiled_frames": compiled,
         "exit_ok": raw["exit_ok"],
@@ -255,37 +280,67 @@ def _add_break(rec, br, sites, lib_sites, skipped, partial) -> None:
     stack = br["stack"]
     if not stack:
         return
-    found = _innermost_user(rec, stack)
-    if found is None:
-        return
-    idx, rel = found
     gb_code = br["gb_codes"][0] if br["gb_codes"] else None
+    outcome = _outcome(br)
+    found = _innermost_user(rec, stack)
+    if found is not None:
+        site = _user_site(rec, br, stack, found, gb_code, sites, lib_sites)
+        site["outcomes"][outcome] = site["outcomes"].get(outcome, 0) + 1
+        site["_compiles"].add(br["compile_id"])
+    _mark_frame(rec, br, outcome, gb_code, skipped, partial)
+
+
+def _user_site(rec, br, stack, found, gb_code, sites, lib_sites) -> dict:
+    idx, rel = found
+    key = (rel, stack[idx][1], gb_code)
     if idx == len(stack) - 1:
-        key = (rel, stack[idx][1], gb_code)
-        site = sites.setdefault(key, {
+        return sites.setdefault(key, {
             "file": rel, "line": stack[idx][1], "function": stack[idx][2], "gb_code": gb_code,
             "gb_type": br["gb_type"], "outcomes": {}, "_compiles": set(),
             "user_stack": [[rec.rel(f) or f, ln, fn] for f, ln, fn in stack if rec.rel(f)],
         })
-    else:
-        key = (rel, stack[idx][1], gb_code)
-        site = lib_sites.setdefault(key, {
-            "file": stack[-1][0], "line": stack[-1][1], "function": stack[-1][2],
-            "gb_code": gb_code, "user_file": rel, "user_line": stack[idx][1],
-            "outcomes": {}, "_compiles": set(),
-        })
-    outcome = _outcome(br)
-    site["outcomes"][outcome] = site["outcomes"].get(outcome, 0) + 1
-    site["_compiles"].add(br["compile_id"])
+    return lib_sites.setdefault(key, {
+        "file": stack[-1][0], "line": stack[-1][1], "function": stack[-1][2],
+        "gb_code": gb_code, "user_file": rel, "user_line": stack[idx][1],
+        "outcomes": {}, "_compiles": set(),
+    })
+
+
+def _mark_frame(rec, br, outcome: str, gb_code, skipped, partial) -> None:
+    """The compiled frame's fate: skipped, or partial up to a checkpoint (project frames, and
+    frames of followed installed packages)."""
     root = br["root"]
-    if rec.rel(root["file"]) is None:
+    where = rec.rel(root["file"]) or rec.installed(root["file"])
+    if where is None:
         return
     if outcome == "frame_skipped":
         category = "graph_break_in_loop" if br["in_loop"] else (
             "skip_frame_call" if gb_code == "GB4297" else "unresumable_graph_break")
         _mark_skipped(rec, root, br["root_line"], skipped, category=category)
     elif outcome == "partial_then_eager" and not root["function"].startswith(RESUME_PREFIX):
-        partial[(rec.rel(root["file"]), root["function"], root["first_line"])].add(br["root_line"])
+        partial[(where, root["function"], root["first_line"])].add(br["root_line"])
+
+
+def _add_installed_break(rec, br, installed) -> None:
+    """A break inside an installed package (script mode): keyed by the library's own line and
+    counted for every compilation, including those of library frames with no user frame on
+    the stack (the nested re-traces of the chain)."""
+    stack = br["stack"]
+    if not stack:
+        return
+    inner = next((i for i in range(len(stack) - 1, -1, -1)
+                  if rec.installed(stack[i][0]) or rec.rel(stack[i][0])), None)
+    if inner is None or rec.installed(stack[inner][0]) is None:
+        return
+    path = rec.installed(stack[inner][0])
+    gb_code = br["gb_codes"][0] if br["gb_codes"] else None
+    user = next(((rec.rel(f), ln) for f, ln, _ in stack if rec.rel(f)), (None, None))
+    site = installed.setdefault((path, stack[inner][1], gb_code), {
+        "file": path, "line": stack[inner][1], "function": stack[inner][2], "gb_code": gb_code,
+        "user_file": user[0], "user_line": user[1], "outcomes": {}, "_compiles": set()})
+    outcome = _outcome(br)
+    site["outcomes"][outcome] = site["outcomes"].get(outcome, 0) + 1
+    site["_compiles"].add(br["compile_id"])
 
 
 def _outcome(br: dict) -> str:
@@ -298,7 +353,7 @@ def _outcome(br: dict) -> str:
 
 
 def _mark_skipped(rec, code: dict, line, skipped, category: str) -> None:
-    rel = rec.rel(code["file"])
+    rel = rec.rel(code["file"]) or rec.installed(code["file"])  # installed: an absolute path
     if rel is None:
         return
     is_resume = code["function"].startswith(RESUME_PREFIX)

@@ -25,6 +25,7 @@ from .catalog import Catalog
 from .diagnostics import Diagnostic, FileError
 from .index import IndexResult, assemble_project, collect_entry_facts, entry_facts, index_file
 from .index.entries import might_hold_entries
+from .index.installed import InstalledPackages
 from .index.project import ProjectIndex
 from .index.symbols import ModuleIndex
 from .knowledge import Knowledge
@@ -119,8 +120,8 @@ def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
 
 
 def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge: Knowledge,
-                  jobs: int) -> IndexResult:
-    project = assemble_project(modules)
+                  jobs: int, installed: InstalledPackages | None = None) -> IndexResult:
+    project = assemble_project(modules, installed)
     candidates = [name for name, mod in project.modules.items() if might_hold_entries(project, knowledge, mod)]
     failed = lambda name, reason: FileError(project.modules[name].path, reason)  # noqa: E731
     facts = parallel_map(_entries_one, candidates, jobs, failed, project=project, knowledge=knowledge)

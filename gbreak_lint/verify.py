@@ -55,8 +55,12 @@ def observed(label: dict, base: Path) -> Observed:
     codes: dict = {}
     for g in cfg["graph_breaks"]:
         _observe_site(sites, base / g["file"], g["line"], g["compiles_hit"], g["gb_code"], codes)
+    installed = {(g["user_file"], g["user_line"], g["gb_code"]) for g in cfg.get("installed_breaks", ())}
     for g in cfg["library_breaks"]:
-        _observe_site(sites, base / g["user_file"], g["user_line"], g["compiles_hit"], g["gb_code"], codes)
+        if (g["user_file"], g["user_line"], g["gb_code"]) not in installed:  # scored at the library line
+            _observe_site(sites, base / g["user_file"], g["user_line"], g["compiles_hit"], g["gb_code"], codes)
+    for g in cfg.get("installed_breaks", ()):
+        _observe_site(sites, Path(g["file"]), g["line"], g["compiles_hit"], g["gb_code"], codes)
     frames: dict = {}
     for s in cfg["skipped_frames"]:
         if (s["due_to_graph_break"] or s["category"] == "skip_frame_call") and not s["is_resume"]:

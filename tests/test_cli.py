@@ -43,7 +43,7 @@ DIAGNOSTIC_SCHEMA = {
     "type": "object",
     "required": ["code", "name", "severity", "kind", "path", "line", "column", "end_line",
                  "end_column", "function", "message", "gb_code", "times_traced", "chain", "entry",
-                 "frame", "suggestion", "fix"],
+                 "frame", "suggestion", "fix", "via"],
     "additionalProperties": False,
     "properties": {
         "code": {"type": "string", "pattern": "^GBL[0-9]{3}$"},
@@ -73,6 +73,10 @@ DIAGNOSTIC_SCHEMA = {
         "fix": {"oneOf": [{"type": "null"}, {
             "type": "object", "required": ["safety", "description"], "additionalProperties": False,
             "properties": {"safety": {"enum": ["safe", "unsafe"]}, "description": {"type": "string"}}}]},
+        "via": {"oneOf": [{"type": "null"}, {
+            "type": "object", "required": ["path", "line", "function"], "additionalProperties": False,
+            "properties": {"path": {"type": "string"}, "line": {"type": "integer"},
+                           "function": {"type": "string"}}}]},
     },
 }
 

@@ -9,6 +9,8 @@ from ..diagnostics import FileError
 from ..knowledge import Knowledge
 from ..parse import ParsedModule
 from .entries import ConfigSet, EntryFacts, EntryPoint, WrappedCompile, find_entries
+from .installed import InstalledPackages
+from .lazy import LazyModules
 from .project import ProjectIndex
 from .symbols import ModuleIndex, index_module
 
@@ -54,7 +56,9 @@ def index_file(parsed: ParsedModule) -> tuple[ModuleIndex | None, FileError | No
         return None, internal_error(str(parsed.path), "indexing", err)
 
 
-def assemble_project(indexed: list[ModuleIndex]) -> ProjectIndex:
+def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | None = None) -> ProjectIndex:
+    """The project's modules by import name; with `installed`, imports the project does not
+    define are looked up among installed packages when first asked (script mode)."""
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
     for mod in indexed:
@@ -67,7 +71,11 @@ def assemble_project(indexed: list[ModuleIndex]) -> ProjectIndex:
             mod = _renamed(mod, name)
         modules[name] = mod
         by_path[mod.path] = name
-    return ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
+    if installed is None:
+        return ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
+    excluded = frozenset(name.split(".")[0] for name in modules)  # the project's own packages
+    installed = InstalledPackages(installed.paths, installed.excluded | excluded, installed.only)
+    return ProjectIndex(LazyModules(modules, by_path, installed), by_path)
 
 
 def entry_facts(project: ProjectIndex, knowledge: Knowledge, mod: ModuleIndex) -> EntryFacts | FileError:

@@ -298,6 +298,8 @@ def _params(params: cst.Parameters) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def index_module(parsed: ParsedModule) -> ModuleIndex:
+def index_module(parsed: ParsedModule, name: str | None = None) -> ModuleIndex:
+    """`name`: the import name when the path cannot tell it (an installed package found on a
+    search path); by default it is found from the chain of `__init__.py` folders."""
     path = parsed.path
-    return _Collector(parsed, module_name_for(path), path.stem == "__init__").build()
+    return _Collector(parsed, name or module_name_for(path), path.stem == "__init__").build()

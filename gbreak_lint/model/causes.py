@@ -6,6 +6,7 @@ import libcst as cst
 from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
 from .attributes import getattr_override, property_getter, setattr_override
+from .instances import Constructor, TopScope
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey
 from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length
@@ -256,6 +257,8 @@ class CauseMatcher:
         """What the callee's `self` holds: the caller's own for `self.method()`, the built
         sub-module's for `self.attn(x)`."""
         func = node.func
+        if isinstance(func, cst.Name) and target.instance:  # `model = Net(debug=True)` at module level
+            return self._global_instance_attributes(func.value, target)
         if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) \
                 or func.value.value != "self":
             return ()
@@ -263,6 +266,14 @@ class CauseMatcher:
             held = self.b.values.value(func)
             return held.value.attrs if held is not None and isinstance(held.value, Obj) else ()
         return self.b.key.attributes if target.skip_first_param else ()
+
+    def _global_instance_attributes(self, name: str, target: CallTarget) -> tuple:
+        value = self.b.module.values.get(name)
+        cls = self.env.project.klass(target.self_class)
+        if not isinstance(value, cst.Call) or cls is None or name in self.b.module.reassigned:
+            return ()
+        ctor = Constructor(self.env.project, frozenset(self.k.dtype_names))
+        return ctor.build(cls, value, TopScope(ctor, self.b.module)).attrs
 
     def _bind(self, name, value, tensors, bindings, arguments) -> None:
         """A tensor argument, a function value passed in (a callback), or a Python value (a

@@ -21,6 +21,8 @@ def diagnostic_dict(d: Diagnostic) -> dict:
                   if d.frame else None),
         "suggestion": d.suggestion,
         "fix": {"safety": d.fix.safety, "description": d.fix.description} if d.fix else None,
+        "via": ({"path": relpath(d.via.path), "line": d.via.line, "function": d.via.function}
+                if d.via else None),
     }
 
 

@@ -10,7 +10,8 @@ from . import relpath
 def render(result: LintResult, show_chain: bool = True) -> str:
     lines = []
     for d in result.diagnostics:
-        lines.append(f"{relpath(d.path)}:{d.span.line}:{d.span.column}: {d.code} {d.message}"
+        via = f"via {relpath(d.via.path)}:{d.via.line}: " if d.via else ""
+        lines.append(f"{via}{relpath(d.path)}:{d.span.line}:{d.span.column}: {d.code} {d.message}"
                      + (f" [{d.gb_code}]" if d.gb_code else ""))
         if show_chain and len(d.chain) > 1:
             lines.append("    call chain: " + " -> ".join(

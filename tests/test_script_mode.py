@@ -1,0 +1,114 @@
+"""Script mode: a program's calls are followed into installed packages, read as source."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbreak_lint.index import lazy
+
+from conftest import run, run_json
+
+NET = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, debug=False):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.debug = debug
+
+    def forward(self, x):
+        x = self.lin(x)
+        if self.debug:
+            print("debug")
+        return x.sum().item()
+"""
+TRAIN = """\
+import torch
+from fakelib import Net
+
+model = Net({args})
+
+
+@torch.compile
+def step(x):
+    return model(x)
+
+
+step(torch.randn(2, 4))
+"""
+
+
+@pytest.fixture
+def installed(tmp_path_factory, monkeypatch):
+    """A package installed on the search path of the interpreter named by --python."""
+    site = tmp_path_factory.mktemp("site")
+    (site / "fakelib" / "models").mkdir(parents=True)
+    (site / "fakelib" / "__init__.py").write_text("from .models.net import Net\n")
+    (site / "fakelib" / "models" / "__init__.py").write_text("")
+    (site / "fakelib" / "models" / "net.py").write_text(NET)
+    (site / "fakelib" / "unused.py").write_text("import torch\nprint(\n")  # never reached
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    return site
+
+
+def scan(capsys, project, *extra):
+    return run_json(capsys, project.root / "train.py", "--root", project.root, "--python", sys.executable,
+                    *extra)
+
+
+def test_break_inside_an_installed_package_is_reported_with_the_users_line(project, installed, capsys):
+    project("train.py", TRAIN.format(args=""))
+    doc = scan(capsys, project)
+    (item,) = [d for d in doc["diagnostics"] if d["code"] == "GBL307"]
+    assert Path(item["path"]).resolve() == (installed / "fakelib" / "models" / "net.py").resolve()
+    assert item["line"] == 15 and item["times_traced"] == 2 and item["fix"] is None
+    assert item["chain"][0]["function"].endswith("step")
+    assert item["via"]["line"] == 9 and item["via"]["path"].endswith("train.py")
+    assert not any(d["code"] == "GBL303" for d in doc["diagnostics"])  # debug=False: never traced
+    code, out, _ = run(capsys, "check", project.root / "train.py", "--root", project.root,
+                       "--python", sys.executable)
+    assert code == 1 and out.splitlines()[0].startswith("via ") and "train.py:9: " in out.splitlines()[0]
+
+
+def test_the_scripts_values_reach_the_library(project, installed, capsys):
+    project("train.py", TRAIN.format(args="debug=True"))
+    codes = {d["code"] for d in scan(capsys, project)["diagnostics"]}
+    assert "GBL303" in codes
+
+
+def test_only_what_the_calls_reach_is_parsed(project, installed, capsys, monkeypatch):
+    parsed = []
+    real = lazy._index
+    monkeypatch.setattr(lazy, "_index", lambda path, name: parsed.append(name) or real(path, name))
+    project("train.py", TRAIN.format(args=""))
+    scan(capsys, project, "--no-cache")
+    assert "fakelib.models.net" in parsed and "fakelib.unused" not in parsed
+
+
+def test_turned_off_and_limited(project, installed, capsys):
+    project("train.py", TRAIN.format(args=""))
+    assert scan(capsys, project, "--no-follow-installed")["diagnostics"] == []
+    (project.root / "pyproject.toml").write_text("[tool.gbreak-lint]\ninstalled-packages = ['otherlib']\n")
+    assert scan(capsys, project)["diagnostics"] == []
+    (project.root / "pyproject.toml").write_text("[tool.gbreak-lint]\nfollow-installed = false\n")
+    assert scan(capsys, project)["diagnostics"] == []
+
+
+def test_select_ignore_and_baselines_apply(project, installed, capsys, tmp_path):
+    project("train.py", TRAIN.format(args=""))
+    assert {d["code"] for d in scan(capsys, project, "--select", "GBL307")["diagnostics"]} == {"GBL307"}
+    assert not any(d["code"] == "GBL307" for d in scan(capsys, project, "--ignore", "GBL307")["diagnostics"])
+    baseline = tmp_path / "baseline.json"
+    run(capsys, "check", project.root / "train.py", "--root", project.root, "--python", sys.executable,
+        "--write-baseline", baseline)
+    assert scan(capsys, project, "--baseline", baseline)["diagnostics"] == []
+
+
+def test_a_missing_interpreter_is_a_usage_error(project, capsys):
+    project("train.py", TRAIN.format(args=""))
+    code, _, err = run(capsys, "check", project.root, "--python", "/nonexistent/python")
+    assert code == 2 and "/nonexistent/python" in err
