@@ -6,8 +6,8 @@ overrides, and forward hooks on sub-modules.
   reached this way cannot be resumed (the frame compiles up to a checkpoint or is skipped).
 - Assigning `self.name = v` on a project class defining `__setattr__` inlines it (resumable).
 - `sub.register_forward_pre_hook(h)` / `register_forward_hook(h)` anywhere in the project:
-  calling a module held under that attribute name (`self.sub(x)`) inlines the hooks around
-  its forward (pre-hooks before, hooks after).
+  calling a module held under that name (`self.sub(x)`, `model(x)`) runs the hooks around
+  its forward (pre-hooks before, hooks after), from a loop in torch's `Module._call_impl`.
 """
 from __future__ import annotations
 
@@ -72,12 +72,14 @@ class HookRegistry:
 
             def visit_Call(self, node: cst.Call) -> None:
                 func = node.func
-                if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS
-                        and isinstance(func.value, cst.Attribute) and node.args):
+                if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS and node.args):
                     return
+                owner = func.value  # `net.block` / `self.block`, or a module held by a name
+                name = owner.attr.value if isinstance(owner, cst.Attribute) else \
+                    owner.value if isinstance(owner, cst.Name) else None
                 hook = callables.value(node.args[0].value, module, stack[-1], {}, {})
-                if hook is not None:
-                    hooks.setdefault(func.value.attr.value, []).append((HOOK_METHODS[func.attr.value], hook))
+                if hook is not None and name is not None:
+                    hooks.setdefault(name, []).append((HOOK_METHODS[func.attr.value], hook))
 
         walk(module.parsed.module, V())
 

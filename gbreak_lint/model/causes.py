@@ -1,6 +1,8 @@
 """Match calls, assignments and `with` items against the break-cause catalog and knowledge."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from ..index.symbols import FunctionInfo
@@ -33,9 +35,29 @@ class CauseMatcher:
 
     # -- calls -----------------------------------------------------------------------
     def classify_call(self, node: cst.Call) -> None:
-        self._hooks(node, "pre")
+        pre, post = self._hooks(node, "pre"), self._hooks(node, "post")
+        if not pre and not post:
+            self._classify_call(node)
+            return
+        self._call_with_hooks(node, pre, post)
+
+    def _call_with_hooks(self, node: cst.Call, pre: list, post: list) -> None:
+        """A sub-module with forward hooks runs through torch's `Module._call_impl`, which
+        loops over the hooks around forward: modelled as a torch frame of its own (inlined,
+        never compiled alone) holding the hook calls inside a loop and the call itself."""
+        span = self.b.span(node)
+        start = len(self.b.events)
         self._classify_call(node)
-        self._hooks(node, "post")
+        inner = [replace(ev, ctx=()) for ev in self.b.events[start:]]
+        del self.b.events[start:]
+        loop = (Ctx("loop", span.line),)
+        events = [Event("call", span, loop, target=k) for k in pre] + inner + \
+            [Event("call", span, loop, target=k) for k in post]
+        name = f"{self.b.function.qualname}.<_call_impl@{span.line}:{span.column}>"
+        key = FrameKey(name)
+        self.env.register_synthetic(FrameInfo(key, "_call_impl", name, self.b.function.path, span.line,
+                                              tuple(events), eager_only=True))
+        self.b.emit("call", node, target=key)
 
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
@@ -181,24 +203,24 @@ class CauseMatcher:
         self.env.frame(key)
         self.b.emit("call", node, target=key, mode=mode)
 
-    def _hooks(self, node: cst.Call, kind: str) -> None:
-        """Forward (pre-)hooks registered on the sub-module this call runs."""
+    def _hooks(self, node: cst.Call, kind: str) -> list[FrameKey]:
+        """Frames of the forward (pre-)hooks registered on the sub-module this call runs."""
         func = node.func
-        if not isinstance(func, cst.Attribute):
-            return
-        hooks = self.env.hooks.for_attribute(func.attr.value, kind)
+        if not isinstance(func, (cst.Attribute, cst.Name)):
+            return []
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value
+        hooks = self.env.hooks.for_attribute(name, kind)
         if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)):
-            return
+            return []
+        keys = []
         for hook in hooks:
             fn = self.env.project.function(hook.qualname)
-            if fn is None:
-                continue
-            tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
-            key = FrameKey(fn.qualname, tensors, hook.captured)
-            self.env.frame(key)
-            self.b.emit("call", node, target=key)
+            if fn is not None:
+                tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
+                keys.append(FrameKey(fn.qualname, tensors, hook.captured))
+                self.env.frame(keys[-1])
+        return keys
 
-    # -- project calls ---------------------------------------------------------------
     def _project_call(self, node: cst.Call, target: CallTarget) -> None:
         fn = target.function
         if self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result

@@ -21,7 +21,9 @@ from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, li
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
 
-def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint, base: FrameKey) -> list[FrameKey]:
+def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
+                   base: FrameKey) -> list[tuple[FrameKey, bool]]:
+    """(key, called inside `error_on_graph_break(True)`) for each distinct way it is called."""
     key = base
     module = project.modules.get(project.by_path.get(entry.path, ""))
     if module is None:
@@ -32,13 +34,13 @@ def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
         built = ctor.build(cls, entry.construction, TopScope(ctor, module))
         key = FrameKey(**{**_fields(key), "attributes": built.attrs})
     if not entry.called_as:
-        return [key]
-    variants: list[FrameKey] = []
-    for call in _calls_named(module.parsed.module, entry.called_as):
-        variant = _with_call_site(project, knowledge, module, key, call, skip_self=cls is not None)
-        if variant is not None and variant not in variants:
+        return [(key, False)]
+    variants: list[tuple[FrameKey, bool]] = []
+    for call, strict in _calls_named(project, knowledge, module, entry.called_as):
+        variant = (_with_call_site(project, knowledge, module, key, call, skip_self=cls is not None), strict)
+        if variant not in variants:
             variants.append(variant)
-    return variants[:MAX_VARIANTS] or [key]
+    return variants[:MAX_VARIANTS] or [(key, False)]
 
 
 def _fields(key: FrameKey) -> dict:
@@ -84,13 +86,27 @@ def _is_tensor_expr(project, knowledge, module, value) -> bool:
     return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values
 
 
-def _calls_named(tree: cst.Module, name: str) -> list[cst.Call]:
-    found: list[cst.Call] = []
+def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, bool]]:
+    """Calls of `name(...)`, each with whether it runs inside `with error_on_graph_break(True)`
+    (the program makes every break of that compile an error)."""
+    found: list[tuple[cst.Call, bool]] = []
+    strict: list[bool] = []
+
+    def strict_item(item: cst.WithItem) -> bool:
+        call = item.item
+        return isinstance(call, cst.Call) and project.qualify(call.func, module) in knowledge.error_on_graph_break \
+            and not (call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False")
 
     class V(cst.CSTVisitor):
+        def visit_With(self, node: cst.With) -> None:
+            strict.append(any(strict_item(i) for i in node.items))
+
+        def leave_With(self, node: cst.With) -> None:
+            strict.pop()
+
         def visit_Call(self, node: cst.Call) -> None:
             if isinstance(node.func, cst.Name) and node.func.value == name:
-                found.append(node)
+                found.append((node, any(strict)))
 
-    walk(tree, V())
+    walk(module.parsed.module, V())
     return found

@@ -164,8 +164,8 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
     errors: list[FileError] = []
     for entry in task.entries:
         try:
-            for key in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
-                tracer.compile_entry(key, entry.function, entry.fullgraph)
+            for key, strict_call in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
+                tracer.compile_entry(key, entry.function, entry.fullgraph, strict_call)
         except RecursionError:
             errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
         except Exception as err:  # noqa: BLE001

@@ -80,10 +80,16 @@ class Tracer:
         self.relaxations: dict[tuple[str, int], bool] = {}  # error_on_graph_break(False) -> used
         self.reached: set[str] = set()
         self.values_seen: dict[str, set] = {}  # code object -> Python values it was compiled for
+        self.strict_call = False  # the program runs the entry inside error_on_graph_break(True)
 
     # -- top-level frames ------------------------------------------------------------
-    def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool) -> None:
-        self.compile_frame(key, (), entry, strict_entry=fullgraph)
+    def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
+        """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""
+        self.strict_call = strict_call
+        try:
+            self.compile_frame(key, (), entry, strict_entry=fullgraph)
+        finally:
+            self.strict_call = False
 
     def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
                       strict_entry: bool = False) -> None:
@@ -280,7 +286,7 @@ class Tracer:
         """Why a break here raises instead of breaking, or None."""
         if strict_entry:
             return "fullgraph"
-        strict = info.strict
+        strict = info.strict if info.strict is not None else self.strict_call
         for frame, point in path:
             if frame is not info and frame.strict is not None:
                 strict = frame.strict
