@@ -338,19 +338,33 @@ class CauseMatcher:
                               for d in decorators) else None
 
     def _disabled_instance(self, node: cst.Call) -> bool:
-        """`self.noisy(x)` where `self.noisy = torch.compiler.disable(Noisy())`."""
-        func = node.func
-        if not isinstance(func, cst.Attribute):
+        """Calling what `torch.compiler.disable(...)` returned: `self.noisy = disable(Noisy())`,
+        `helper = disable(HelperModule())`, `fast = disable(fn)` (the wrapped code is not traced)."""
+        found = self._held_value(node.func)
+        if found is None:
             return False
-        owner = self.b.resolver.class_of(func.value)
-        found = self.env.project.class_attribute(owner, func.attr.value) if owner is not None else None
-        if found is None or not isinstance(found[1], cst.Call):
+        value, module = found
+        if not isinstance(value, cst.Call) or not value.args or \
+                self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
             return False
-        module = self.env.project.modules[found[0].module]
-        if self.env.project.qualify(found[1].func, module) not in self.k.disable_decorators:
-            return False
-        self._emit_disabled(node, "instance", func.attr.value)
+        wrapped = value.args[0].value
+        nonrecursive = any(a.keyword and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
+                           and a.value.value == "False" for a in value.args)
+        how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if nonrecursive else "recursive")
+        self._emit_disabled(node, how, cst.Module([]).code_for_node(node.func))
         return True
+
+    def _held_value(self, func: cst.BaseExpression):
+        """The expression a called name or `self` attribute was bound to, with its module."""
+        if isinstance(func, cst.Name) and func.value not in self.b.module.reassigned \
+                and self.b.resolver.qualify(func) is None and func.value in self.b.module.values:
+            return self.b.module.values[func.value], self.b.module
+        if isinstance(func, cst.Attribute):
+            owner = self.b.resolver.class_of(func.value)
+            found = self.env.project.class_attribute(owner, func.attr.value) if owner is not None else None
+            if found is not None:
+                return found[1], self.env.project.modules[found[0].module]
+        return None
 
     def disabled(self, fn: FunctionInfo) -> str | None:
         """"recursive" / "nonrecursive" when `fn` is decorated with torch.compiler.disable."""

@@ -73,9 +73,12 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0]))})
 
 
-def _is_tensor_expr(project, knowledge, module, value) -> bool:
-    """A torch call (`torch.randn(...)`, `torch.tensor(...).half()`) or a name the program
-    does not bind to a literal: tensors are what programs pass to compiled code."""
+def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
+    """A torch call (`torch.randn(...)`, `torch.tensor(...).half()`), a module-level name bound
+    to one, or a name the program binds locally: tensors are what programs pass to compiled
+    code."""
+    if isinstance(value, cst.Name) and value.value in module.values and depth < 4:
+        return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
             and project.qualify(value.func, module) is None:
         value = value.func.value  # `torch.randn(2).half()`

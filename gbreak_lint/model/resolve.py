@@ -58,6 +58,8 @@ class CallResolver:
             return self.instantiated_class(value) if value is not None else None
         if isinstance(expr, cst.Subscript):  # self.layers[i]
             return self.element_class(expr.value)
+        if isinstance(expr, cst.Call):  # `Helper().run(x)`
+            return self.instantiated_class(expr)
         if isinstance(expr, cst.Attribute):
             owner = self.class_of(expr.value)
             if owner is None:
@@ -187,6 +189,11 @@ class CallResolver:
                     self.remember_iteration(item, source)
             return
         if isinstance(target, cst.Name):
+            function = self._element_function(iterable)
+            if function is not None:  # `for fn in HANDLERS:` over a list of functions
+                self.local_functions[target.value] = function
+            else:
+                self.local_functions.pop(target.value, None)
             cls = self.element_class(iterable)
             if cls is not None:
                 self.local_types[target.value] = cls.qualname
@@ -194,6 +201,16 @@ class CallResolver:
             else:
                 self.local_types.pop(target.value, None)
                 self.many.discard(target.value)
+
+    def _element_function(self, iterable: cst.BaseExpression) -> FnValue | None:
+        """The function a loop over a list/tuple of functions calls first (the model follows
+        one element: the others are usually variants of the same kind)."""
+        container = iterable
+        if isinstance(iterable, cst.Name) and iterable.value not in self.module.reassigned:
+            container = self.module.values.get(iterable.value, iterable)
+        if not isinstance(container, (cst.List, cst.Tuple)) or not container.elements:
+            return None
+        return self.function_value(container.elements[0].value)
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
         """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""
