@@ -91,21 +91,28 @@ class FrameBuilder:
         self.emit("break", node, rule=rule.code, **fields)
 
     # -- statements ------------------------------------------------------------------
-    def block(self, body) -> None:
-        if isinstance(body, cst.IndentedBlock):
-            for stmt in body.body:
-                self.stmt(stmt)
-        elif isinstance(body, cst.SimpleStatementSuite):
-            for small in body.body:
-                self.small(small)
+    def block(self, body) -> bool:
+        """Walk a block; True when it always ends the frame (a `return`/`raise` reached on the
+        path the known values select): what follows is never traced (a recursion whose
+        base case returns ends there)."""
+        smalls = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+        for stmt in smalls:
+            ends = self.stmt(stmt) if isinstance(body, cst.IndentedBlock) else self._small_ends(stmt)
+            if ends:
+                return True
+        return False
 
-    def stmt(self, node: cst.CSTNode) -> None:
+    def stmt(self, node: cst.CSTNode) -> bool:
         handler = getattr(self, f"stmt_{type(node).__name__}", None)
         if handler is not None:
-            handler(node)
-        elif isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                self.small(small)
+            return bool(handler(node))
+        if isinstance(node, cst.SimpleStatementLine):
+            return any([self._small_ends(small) for small in node.body])
+        return False
+
+    def _small_ends(self, node: cst.BaseSmallStatement) -> bool:
+        self.small(node)
+        return isinstance(node, (cst.Return, cst.Raise))
 
     def small(self, node: cst.BaseSmallStatement) -> None:
         if isinstance(node, cst.Assign):
@@ -148,31 +155,32 @@ class FrameBuilder:
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
 
-    def stmt_If(self, node: cst.If) -> None:
+    def stmt_If(self, node: cst.If) -> bool:
         self.expr(node.test)
         known = self.compile_time(node.test)
         if known is None:
             self.truthiness(node.test)
             if self._skipped_guard(node):
-                return
+                return False
         if known is not None:  # Dynamo specialises on the value: one side is traced
             branch = node.body if known else node.orelse
-            self._branch(branch)
-            return
+            return self._branch(branch)
         before = self.values.snapshot()
-        self.block(node.body)
+        body_ends = self.block(node.body)
         after_body = self.values.snapshot()
         self.values.restore(before)
-        self._branch(node.orelse)
+        else_ends = self._branch(node.orelse)
         self.values.merge([after_body, self.values.snapshot()])
+        return body_ends and else_ends
 
-    def _branch(self, branch) -> None:
+    def _branch(self, branch) -> bool:
         if isinstance(branch, cst.If):
-            self.stmt_If(branch)
-        elif isinstance(branch, cst.Else):
-            self.block(branch.body)
-        elif branch is not None:
-            self.block(branch)
+            return self.stmt_If(branch)
+        if isinstance(branch, cst.Else):
+            return self.block(branch.body)
+        if branch is not None:
+            return self.block(branch)
+        return False
 
     def compile_time(self, expr: cst.BaseExpression) -> bool | None:
         """The truth of a condition while Dynamo traces, when the values decide it."""

@@ -200,10 +200,12 @@ class Tracer:
         rule = self.env.catalog.get(ev.rule) if ev.rule else None
         return rule is not None and rule.unless_config in self.env.knowledge.fullgraph_enables
 
-    def _inline(self, call: Event, stack: tuple[str, ...], strict_entry: bool = False) -> _Inlined:
+    def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False) -> _Inlined:
         """Inline a call as Dynamo does: the callee's ops, up to its first break."""
         info = self.env.frame(call.target)
-        if info is None or info.qualname in stack or len(stack) > MAX_INLINE_DEPTH:
+        # recursion is cut where a frame calls itself with the same inputs; with other constant
+        # arguments (`rec(x, n - 1)`) it is followed, as Dynamo does, down to its base case
+        if info is None or info.key in stack or len(stack) > MAX_INLINE_DEPTH:
             return _Inlined(0)
         ops = 0
         for ev in info.events:
@@ -212,7 +214,7 @@ class Tracer:
             elif ev.kind == "break" and not self._captured(ev, strict_entry):
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == "call" and ev.mode != "eager":
-                sub = self._inline(ev, stack + (info.qualname,), strict_entry)
+                sub = self._inline(ev, stack + (info.key,), strict_entry)
                 ops += sub.ops
                 if sub.breaks:
                     return _Inlined(ops, ((info, ev),) + sub.chain)
