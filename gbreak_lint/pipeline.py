@@ -122,7 +122,7 @@ def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
 def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge: Knowledge,
                   jobs: int, installed: InstalledPackages | None = None) -> IndexResult:
     project = assemble_project(modules, installed)
-    candidates = [name for name, mod in project.modules.items() if might_hold_entries(project, knowledge, mod)]
+    candidates = [name for name, mod in list(project.modules.items()) if might_hold_entries(project, knowledge, mod)]
     failed = lambda name, reason: FileError(project.modules[name].path, reason)  # noqa: E731
     facts = parallel_map(_entries_one, candidates, jobs, failed, project=project, knowledge=knowledge)
     return collect_entry_facts(project, facts, errors)

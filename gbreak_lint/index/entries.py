@@ -353,7 +353,7 @@ def named_entries(project: ProjectIndex, specs: tuple[str, ...]) -> tuple[EntryP
 def module_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: set[str]) -> tuple[EntryPoint, ...]:
     """`--assume-compiled modules`: the forward of every nn.Module subclass defined in `paths`."""
     out = []
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         if module.path not in paths:
             continue
         for cls in module.classes.values():

@@ -45,6 +45,10 @@ class LazyModules(Mapping):
             raise KeyError(name)
         return found
 
+    def loaded(self, name: str) -> bool:
+        """Whether the module is indexed already (asking loads nothing)."""
+        return name in self._modules
+
     def __contains__(self, name) -> bool:
         return name in self._modules or self._load(name) is not None
 

@@ -115,14 +115,19 @@ class ProjectIndex:
                 return self.modules[name], ".".join(parts[i:])
         return None, ""
 
-    def module_of_prefix(self, qualname: str) -> str | None:
-        """The longest prefix of a dotted name that is a project module."""
+    def module_of_prefix(self, qualname: str, load: bool = True) -> str | None:
+        """The longest prefix of a dotted name that is a project module (`load=False`: among
+        the modules indexed already, without reading installed packages)."""
         parts = qualname.split(".")
         for i in range(len(parts), 0, -1):
             name = ".".join(parts[:i])
-            if name in self.modules:
+            if name in self.modules if load else self.is_loaded(name):
                 return name
         return None
+
+    def is_loaded(self, name: str) -> bool:
+        loaded = getattr(self.modules, "loaded", None)
+        return loaded(name) if loaded is not None else name in self.modules
 
     def import_closure(self, start: str) -> frozenset[str]:
         """The project modules `start` imports, directly or through others (itself included):

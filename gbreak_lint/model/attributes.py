@@ -51,7 +51,7 @@ class HookRegistry:
 
     def __init__(self, project: ProjectIndex, callables: Callables):
         self.hooks: dict[str, list[tuple[str, FnValue]]] = {}
-        for module in project.modules.values():
+        for module in list(project.modules.values()):
             if "register_forward" in module.parsed.text:
                 self._collect(project, callables, module)
 
@@ -88,7 +88,7 @@ def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
     """`torch._dynamo.disallow_in_graph(torch.sub)` statements at module level: the qualified
     names of what they disallow."""
     found: set[str] = set()
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         if "disallow_in_graph" not in module.parsed.text:
             continue
         for stmt in module.parsed.module.body:

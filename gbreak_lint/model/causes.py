@@ -129,12 +129,28 @@ class CauseMatcher:
             method = node.func.attr.value
             receiver = node.func.value
             for rule in env.tensor_methods.get(method, ()):
-                if self.b.scope.is_tensor(receiver) and self._enabled(rule):
+                if (self.b.scope.is_tensor(receiver) or self._unknown_tensor_receiver(method, receiver)) \
+                        and self._enabled(rule):
                     return rule
             for rule in env.logger_methods.get(method, ()):
                 if self.is_logger(receiver) and self._enabled(rule):
                     return rule
         return None
+
+    def _unknown_tensor_receiver(self, method: str, receiver: cst.BaseExpression) -> bool:
+        """`model(x).loss.backward()`, `out.max().item()`: the receiver's type is unknown here,
+        but only tensors have these methods (knowledge: tensor_only_methods), and Dynamo sees a
+        tensor. A receiver we know to be something else (a constant, a project instance) is not."""
+        if method not in self.k.tensor_only_methods:
+            return False
+        if self.b.values.value(receiver) is not None or self.b.resolver.class_of(receiver) is not None:
+            return False
+        root = receiver
+        while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if isinstance(root, cst.Name) and self.b.resolver.qualify(root) is not None:
+            return False  # rooted at a module or global function: `np.arange(3).tolist()`
+        return True
 
     def _gb_code(self, rule, node: cst.Call) -> str | None:
         """Some causes have a different Dynamo code by operand (declared in the rule)."""

@@ -305,7 +305,7 @@ def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],
 
 
 def _import_components(project: ProjectIndex) -> dict[str, int]:
-    parent = {name: name for name in project.modules}
+    parent = {name: name for name in list(project.modules)}
 
     def find(x: str) -> str:
         while parent[x] != x:
@@ -313,10 +313,10 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
             x = parent[x]
         return x
 
-    for name, module in project.modules.items():
+    for name, module in list(project.modules.items()):
         targets = list(module.imports.values()) + list(module.star_imports)
         for target in targets:
-            other = project.module_of_prefix(target)
+            other = project.module_of_prefix(target, load=False)
             if other is not None:
                 parent[find(name)] = find(other)
     roots: dict[str, int] = {}
