@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 from difftest_lib.labeler import Labeler  # noqa: E402
+from difftest_lib.linter import MODE  # noqa: E402
 from difftest_lib.pipeline import Settings, process  # noqa: E402
 from difftest_lib.report import aggregate, table  # noqa: E402
 from difftest_lib.score import primary, signature  # noqa: E402
@@ -53,6 +54,8 @@ def parse_args(argv):
                     help="instead: every construct alone around CAUSE (e.g. print), one verdict line each")
     ap.add_argument("--linter-src", type=Path, default=HERE.parent,
                     help="PYTHONPATH for the linter (default: this checkout)")
+    ap.add_argument("--lint", choices=["subprocess", "in-process"], default="subprocess",
+                    help="in-process: lint with this checkout inside difftest (fast re-scoring of stored labels)")
     return ap.parse_args(argv)
 
 
@@ -159,6 +162,7 @@ def _matrix(args, st: Settings) -> int:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    MODE["lint"] = args.lint
     if args.programs <= 0 and not args.matrix:
         raise SystemExit("difftest: --programs N (N > 0) or --matrix CAUSE is required")
     out = args.out.resolve()

@@ -206,9 +206,15 @@ def install_hooks(rec: Recorder) -> None:
 
 def run_child(program: Path, root: Path, nested: str | None, out: Path, args: list[str]) -> None:
     rec = Recorder(root)
+    install_hooks(rec)
+    out.write_text(json.dumps(observe(rec, program, nested, args)))
+
+
+def observe(rec: Recorder, program: Path, nested: str | None, args: list[str]) -> dict:
+    """Run the program in this interpreter (hooks installed, recording into `rec`) and return
+    the raw observations. Shared by the per-program child and difftest's fork server."""
     import torch
 
-    install_hooks(rec)
     if nested is not None:
         torch._dynamo.config.nested_graph_breaks = nested == "on"
     sys.argv = [str(program), *args]
@@ -222,7 +228,7 @@ def run_child(program: Path, root: Path, nested: str | None, out: Path, args: li
         exit_ok = False
         rec.on_uncaught(e)
     rec.finish()
-    raw = {
+    return {
         "breaks": rec.breaks,
         "frames": rec.frames,
         "hard_errors": rec.hard_errors,
@@ -230,7 +236,6 @@ def run_child(program: Path, root: Path, nested: str | None, out: Path, args: li
         "effective_nested_graph_breaks": bool(torch._dynamo.config.nested_graph_breaks),
         "torch": torch.__version__.split("+")[0],
     }
-    out.write_text(json.dumps(raw))
 
 
 # -- turning raw observations into labels -----------------------------------------------

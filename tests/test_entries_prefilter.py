@@ -37,7 +37,9 @@ FORMS = [
 ]
 OPT_FORMS = ["def f(x):\n    return x\n\ng = {o}('eager')(f)\n", "@{o}('eager')\ndef f(x):\n    return x\n"]
 CFG_FORMS = ["{g}.nested_graph_breaks = True\n", "{g}.capture_scalar_outputs = True\n",
-             "{g}.reorderable_logging_functions.add(print)\n"]
+             "{g}.reorderable_logging_functions.add(print)\n",
+             "with {g}.patch(capture_scalar_outputs=True):\n    pass\n",
+             "@{g}.patch(capture_scalar_outputs=True)\ndef f(x):\n    return x\n"]
 
 
 def generated_programs():

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import runpy
 import select
 import signal
 import sys
@@ -44,25 +43,12 @@ def run_program(oracle, torch, switch, program: Path, root: Path, nested) -> dic
     """oracle.run_child, minus the interpreter start-up; returns the raw observations."""
     rec = oracle.Recorder(root)
     switch.current = rec
-    if nested is not None:
-        torch._dynamo.config.nested_graph_breaks = nested == "on"
-    sys.argv = [str(program)]
-    sys.path.insert(0, str(program.parent))
     os.chdir(program.parent)
-    exit_ok = True
     try:
-        runpy.run_path(str(program), run_name="__main__")
-    except SystemExit as e:
-        exit_ok = not e.code
-    except BaseException as e:  # noqa: BLE001 - the program's own failure is data
-        exit_ok = False
-        rec.on_uncaught(e)
-    rec.finish()
-    switch.current = None
-    sys.path.remove(str(program.parent))
-    return {"breaks": rec.breaks, "frames": rec.frames, "hard_errors": rec.hard_errors, "exit_ok": exit_ok,
-            "effective_nested_graph_breaks": bool(torch._dynamo.config.nested_graph_breaks),
-            "torch": torch.__version__.split("+")[0]}
+        return oracle.observe(rec, program, nested, [])
+    finally:
+        switch.current = None
+        sys.path.remove(str(program.parent))
 
 
 def label_one(oracle, torch, switch, req: dict) -> dict:

@@ -12,6 +12,7 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .callables import Callables
 from .types import FnValue
+from .values import literal
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ class CallResolver:
                 return self.project.klass(self.local_types[expr.value])
             value = self.module.values.get(expr.value)
             return self.instantiated_class(value) if value is not None else None
-        if isinstance(expr, cst.Subscript):  # self.layers[i]
-            return self.element_class(expr.value)
+        if isinstance(expr, cst.Subscript):  # self.layers[i], self.blocks["main"]
+            return self._keyed_class(expr) or self.element_class(expr.value)
         if isinstance(expr, cst.Call):  # `Helper().run(x)`
             return self.instantiated_class(expr)
         if isinstance(expr, cst.Attribute):
@@ -121,6 +122,22 @@ class CallResolver:
 
     def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
         return self.project.created_class(value, self.project.modules[holder.module])
+
+    def _keyed_class(self, expr: cst.Subscript) -> ClassInfo | None:
+        """`self.blocks["main"]` on `nn.ModuleDict({"main": Sub()})` (or a dict literal)."""
+        value, module = self._attribute_value(expr.value)
+        if isinstance(value, cst.Call) and self.project.qualify(value.func, module) in self.k.module_dicts \
+                and value.args:
+            value = value.args[0].value
+        if not isinstance(value, cst.Dict) or len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        key = literal(expr.slice[0].slice.value)
+        for element in value.elements:
+            if isinstance(element, cst.DictElement) and key is not None and literal(element.key) == key:
+                return self.project.created_class(element.value, module)
+        classes = {self.project.created_class(e.value, module) for e in value.elements
+                   if isinstance(e, cst.DictElement)}
+        return classes.pop() if len(classes) == 1 else None
 
     def element_class(self, container: cst.BaseExpression) -> ClassInfo | None:
         """The project class held by `nn.ModuleList([...])` / `nn.Sequential(...)` / a list."""
