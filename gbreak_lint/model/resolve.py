@@ -160,12 +160,9 @@ class CallResolver:
             return None
         if self.project.qualify(value.func, module) not in self.k.sequential_containers:
             return None
-        out: list[ClassInfo | None] = []
-        for arg in value.args:
-            item = arg.value
-            out.append(self.project.klass(self.project.qualify(item.func, module))
-                       if isinstance(item, cst.Call) else None)
-        return out
+        items = [i for arg in value.args for i in (_starred_items(arg.value) if arg.star == "*" else [arg.value])]
+        return [self.project.klass(self.project.qualify(item.func, module)) if isinstance(item, cst.Call) else None
+                for item in items]
 
     def _attribute_value(self, expr: cst.BaseExpression):
         if isinstance(expr, cst.Attribute):
@@ -178,9 +175,12 @@ class CallResolver:
     def _same_class(self, exprs, module: ModuleIndex) -> ClassInfo | None:
         classes = set()
         for expr in exprs:
+            while isinstance(expr, cst.Call) and len(expr.args) == 1 and \
+                    self.project.qualify(expr.func, module) in ("builtins.list", "builtins.tuple"):
+                expr = expr.args[0].value  # `nn.ModuleList(list([A()]))`
             if isinstance(expr, (cst.List, cst.Tuple)):
                 items = [el.value for el in expr.elements]
-            elif isinstance(expr, cst.ListComp):
+            elif isinstance(expr, (cst.ListComp, cst.GeneratorExp)):  # `(A() for _ in range(n))`
                 items = [expr.elt]
             else:
                 items = [expr]
@@ -332,6 +332,21 @@ class CallResolver:
                 if sub is not None and sub is not cls and self.is_nn_module(sub):
                     return True
         return False
+
+
+def _starred_items(expr: cst.BaseExpression) -> list:
+    """The items `*[A(), B()]` / `*(A() for _ in range(2))` spreads (a comprehension over
+    `range(<int>)` repeats its element that many times; other iterables: once)."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return [el.value for el in expr.elements]
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        it = expr.for_in.iter
+        count = 1
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
+                and len(it.args) == 1 and literal(it.args[0].value) is not None:
+            count = max(0, min(int(literal(it.args[0].value).value), 64))
+        return [expr.elt] * count
+    return [expr]
 
 
 def _call_nodes(expr: cst.CSTNode) -> list:
