@@ -78,13 +78,29 @@ class FrameValues:
         if name in module.reassigned or hops > 2:
             return None
         if name in module.values:
-            return literal(module.values[name])
+            found = literal(module.values[name])
+            if found is None and not re.search(rf"\b{re.escape(name)}\.\w+\s*=(?!=)", module.parsed.text):
+                found = self._global_instance(module, module.values[name])  # never mutated here
+            return found
         target = module.imports.get(name)  # `from config import DEBUG`
         if target is None:
             return None
         owner, _, attr = target.rpartition(".")
         other = self.project.modules.get(owner)
         return self._global(other, attr, hops + 1) if other is not None else None
+
+    def _global_instance(self, module: ModuleIndex, value: cst.BaseExpression) -> Const | None:
+        """`CFG = Config(verbose=False)` at module level: the instance with the attributes its
+        constructor sets from those arguments."""
+        if not isinstance(value, cst.Call):
+            return None
+        cls = self.project.klass(self.project.qualify(value.func, module))
+        if cls is None:
+            return None
+        from .instances import Constructor, TopScope  # instances builds on this module's helpers
+
+        ctor = Constructor(self.project, frozenset(self.k.dtype_names))
+        return Const(ctor.build(cls, value, TopScope(ctor, module)))
 
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name) and value is not None:
