@@ -148,8 +148,12 @@ class CauseMatcher:
         root = receiver
         while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
             root = root.func if isinstance(root, cst.Call) else root.value
-        if isinstance(root, cst.Name) and self.b.resolver.qualify(root) is not None:
-            return False  # rooted at a module or global function: `np.arange(3).tolist()`
+        if isinstance(root, cst.Name) and (self.b.resolver.qualify(root) is not None
+                                           or root.value in self.b.scope.python_values
+                                           or root.value in self.b.scope.data_scalars
+                                           or root.value in self.b.scope.numpy_values):
+            return False  # a module or global function (`np.arange(3).tolist()`), or a Python
+            # value read out of a tensor (`x = t.tolist(); x.item()` is not a tensor method)
         return True
 
     def _gb_code(self, rule, node: cst.Call) -> str | None:

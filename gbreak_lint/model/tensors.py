@@ -25,6 +25,7 @@ class TensorScope:
         self.data_scalars: set[str] = set()  # Python numbers read out of tensors (.item(), float(t))
         self.numpy_values: set[str] = set()  # numpy arrays (traced as tensors under trace_numpy)
         self.integer_tensors: set[str] = set()
+        self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
 
@@ -158,7 +159,9 @@ class TensorScope:
         is_scalar = value is not None and not is_t and self.is_data_scalar(value)
         is_np = value is not None and self.is_numpy(value)
         is_int = value is not None and self.is_integer_tensor(value)
+        is_py = value is not None and _python_value_call(value) and not is_t
         for name in target_names(target):
+            (self.python_values.add if is_py else self.python_values.discard)(name)
             (self.numpy_values.add if is_np else self.numpy_values.discard)(name)
             (self.integer_tensors.add if is_int else self.integer_tensors.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
@@ -186,6 +189,15 @@ class TensorScope:
         for el, is_t in zip(target.elements, items):
             self.assign(el.value, None, tensor=is_t)
         return True
+
+
+PYTHON_VALUE_METHODS = frozenset({"tolist", "item", "numpy", "size", "dim", "numel", "__len__"})
+
+
+def _python_value_call(value: cst.BaseExpression) -> bool:
+    """`t.tolist()`, `t.item()`, `t.numpy()`: the result is a Python value (or array), not a tensor."""
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+        and value.func.attr.value in PYTHON_VALUE_METHODS
 
 
 def target_names(target: cst.BaseExpression) -> list[str]:
