@@ -342,20 +342,20 @@ class CauseMatcher:
             self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
 
     def _opaque(self, fn: FunctionInfo) -> bool:
-        module = self.env.project.modules[fn.module]
-        return any(self.env.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
-                                            module) in self.k.opaque_decorators for d in fn.decorators)
+        return self._decorated_with(fn.decorators, fn.module, self.k.opaque_decorators)
 
     def _disabled_class(self, target: CallTarget) -> str | None:
         """Calling an instance of an nn.Module class decorated with torch.compiler.disable."""
         cls = self.env.project.klass(target.self_class) if target.instance else None
         if cls is None:
             return None
-        module = self.env.project.modules[cls.module]
-        decorators = cls.node.decorators
-        return "class" if any(self.env.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call)
-                                                      else d.decorator, module) in self.k.disable_decorators
-                              for d in decorators) else None
+        return "class" if self._decorated_with(cls.node.decorators, cls.module, self.k.disable_decorators) else None
+
+    def _decorated_with(self, decorators, module_name: str, names: frozenset[str]) -> bool:
+        """Is one of the decorators (`@name` or `@name(...)`) one of `names`?"""
+        module = self.env.project.modules[module_name]
+        return any(self.env.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
+                                            module) in names for d in decorators)
 
     def _disabled_instance(self, node: cst.Call) -> bool:
         """Calling what `torch.compiler.disable(...)` returned: `self.noisy = disable(Noisy())`,
@@ -368,9 +368,7 @@ class CauseMatcher:
                 self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
             return False
         wrapped = value.args[0].value
-        nonrecursive = any(a.keyword and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
-                           and a.value.value == "False" for a in value.args)
-        how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if nonrecursive else "recursive")
+        how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if _nonrecursive(value) else "recursive")
         self._emit_disabled(node, how, cst.Module([]).code_for_node(node.func))
         return True
 
@@ -394,11 +392,7 @@ class CauseMatcher:
             call = expr if isinstance(expr, cst.Call) else None
             qual = self.env.project.qualify(call.func if call else expr, module)
             if qual in self.k.disable_decorators:
-                if call and any(a.keyword and a.keyword.value == "recursive"
-                                and isinstance(a.value, cst.Name) and a.value.value == "False"
-                                for a in call.args):
-                    return "nonrecursive"
-                return "recursive"
+                return "nonrecursive" if call and _nonrecursive(call) else "recursive"
         return None
 
     def strict_decorator(self, fn: FunctionInfo) -> bool | None:
@@ -450,6 +444,12 @@ class CauseMatcher:
         if qual in self.k.resumable_context_managers:
             return Ctx("resumable_with", line, label=qual)
         return Ctx("with", line, label=qual or cst.Module([]).code_for_node(func))
+
+
+def _nonrecursive(call: cst.Call) -> bool:
+    """`torch.compiler.disable(..., recursive=False)`."""
+    return any(a.keyword and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
+               and a.value.value == "False" for a in call.args)
 
 
 def _bool_arg(call: cst.Call) -> bool:

@@ -80,11 +80,11 @@ class Constructor:
 class Scope:
     """Parameters and locals of one constructor run."""
 
-    def __init__(self, ctor: Constructor, init: FunctionInfo, depth: int):
+    def __init__(self, ctor: Constructor, init: FunctionInfo | None, depth: int, module=None):
         self.ctor = ctor
         self.init = init
         self.depth = depth
-        self.module = ctor.project.modules[init.module]
+        self.module = module if module is not None else ctor.project.modules[init.module]
         self.locals: dict[str, Const | None] = {}
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
                                         self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
@@ -151,10 +151,4 @@ class TopScope(Scope):
     project instances in the arguments."""
 
     def __init__(self, ctor: Constructor, module):
-        self.ctor = ctor
-        self.init = None
-        self.depth = 0
-        self.module = module
-        self.locals = {}
-        self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
-                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
+        super().__init__(ctor, None, 0, module)
