@@ -18,7 +18,10 @@ from .diagnostics import Diagnostic, LintResult
 from .discover import discover
 from .fix import rewrite_applies
 from .index import IndexResult
+from .files import read_regular
 from .index.installed import InstalledPackages, for_config
+from .index.skeleton import Skeleton, module_names, sets_globals, summarize
+from .parse import MAX_FILE_BYTES
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
@@ -135,24 +138,31 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
     catalog = load_catalog(config.extra_rules)
     reported, indexed, skipped = _files(paths, config)
     wanted = {str(p) for p in reported}
-    jobs = scan_jobs(jobs, len(indexed))
-    modules, diagnostics, errors = [], [], list(skipped)
+    demand = _demand_driven(config, program)
     clock = Stopwatch()
-    for outcome in index_files(indexed, overlay, jobs, progress):
+    if demand:
+        loaded, files = _demand_loaded(indexed, overlay, knowledge), _project_files(indexed)
+        jobs = 1  # modules are parsed as the tasks reach them: workers would each parse them again
+    else:
+        loaded, files = indexed, None
+        jobs = scan_jobs(jobs, len(indexed))
+    modules, diagnostics, errors = [], [], list(skipped)
+    for outcome in index_files(loaded, overlay, jobs, progress):
         if outcome.module is not None:
             modules.append(outcome.module)
         elif outcome.path in wanted:
             diagnostics += [outcome.diagnostic] if outcome.diagnostic is not None else []
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
-    index = build_project(modules, [], knowledge, jobs, _installed(config))
+    index = build_project(modules, [], knowledge, jobs, _installed(config), files, overlay)
     if program is not None:
         index = _program_only(index, str(program.resolve()))
     clock.lap("entry points")
-    entries = index.entries + named_entries(index.project, config.entry_points)
+    entries = () if demand else index.entries
+    entries += named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
-    tasks = plan_tasks(index.project, entries, index.configs)
+    tasks = plan_tasks(index.project, entries, index.configs, _components(index, indexed) if demand else None)
     done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes)
     results = [result for result, _ in done]
     fix_probes = {key: applies for _, probes in done for key, applies in probes}
@@ -162,8 +172,10 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
     library = getattr(index.project.modules, "library_paths", set())
     diagnostics += [d if d.path not in library else _in_library(d, library)
                     for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
+    diagnostics += [d for path, d, _ in _load_failures(index) if d is not None and path in wanted]
+    errors += [e for path, _, e in _load_failures(index) if e is not None and path in wanted]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
-    parsed = {m.path: m.parsed for m in modules}
+    parsed = {m.path: m.parsed for m in list(index.project.modules.values()) if m.path not in library}
     sources = {path: p.text for path, p in parsed.items()}
     kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
     kept = _offer_fixes(kept, parsed, catalog, jobs, fix_probes)
@@ -171,6 +183,49 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
                         tuple(sorted(errors, key=lambda e: e.path)))
     clock.lap("rules + report")
     return Analysis(result, prediction, catalog)
+
+
+def _demand_driven(config: Config, program: Path | None) -> bool:
+    """A run that names what is compiled (`--entry`) and does not assume every module compiled
+    parses only what those entries reach, not the whole root."""
+    return bool(config.entry_points) and config.assume_compiled != "modules" and program is None
+
+
+def _demand_loaded(files: list[Path], overlay, knowledge) -> list[Path]:
+    """The files a demand-driven run indexes up front: those that can change every task
+    (Dynamo config switches, hooks, disallow_in_graph), found from their text."""
+    out = []
+    for path in files:
+        data = (overlay or {}).get(str(path))
+        try:
+            text = data if data is not None else read_regular(path, MAX_FILE_BYTES)
+        except OSError:
+            continue  # reported when (if) a lookup reaches it
+        if sets_globals(text.decode("utf-8", "replace"), knowledge):
+            out.append(path)
+    return out
+
+
+def _project_files(files: list[Path]) -> dict[str, Path]:
+    return {name: Path(path) for path, name in module_names(files).items()}
+
+
+def _components(index: IndexResult, files: list[Path]):
+    """Programs (modules connected by imports) from the files' text: a demand-driven run has
+    not parsed most modules. Only the Dynamo config switches use them."""
+    if not index.configs:
+        return None
+    texts = {}
+    for path, name in module_names(files).items():
+        try:
+            texts[name] = summarize(Path(path), read_regular(Path(path), MAX_FILE_BYTES).decode("utf-8", "replace"), name)
+        except OSError:
+            continue
+    return Skeleton(texts.values()).components()
+
+
+def _load_failures(index: IndexResult) -> list:
+    return list(getattr(index.project.modules, "failures", ()))
 
 
 def _program_only(index: IndexResult, program: str) -> IndexResult:

@@ -120,8 +120,9 @@ def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
 
 
 def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge: Knowledge,
-                  jobs: int, installed: InstalledPackages | None = None) -> IndexResult:
-    project = assemble_project(modules, installed)
+                  jobs: int, installed: InstalledPackages | None = None,
+                  project_files: dict[str, Path] | None = None, overlay: dict[str, bytes] | None = None) -> IndexResult:
+    project = assemble_project(modules, installed, project_files, overlay)
     candidates = [name for name, mod in list(project.modules.items()) if might_hold_entries(project, knowledge, mod)]
     failed = lambda name, reason: FileError(project.modules[name].path, reason)  # noqa: E731
     facts = parallel_map(_entries_one, candidates, jobs, failed, project=project, knowledge=knowledge)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
 from types import MappingProxyType
 
 from ..diagnostics import FileError
@@ -56,9 +58,13 @@ def index_file(parsed: ParsedModule) -> tuple[ModuleIndex | None, FileError | No
         return None, internal_error(str(parsed.path), "indexing", err)
 
 
-def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | None = None) -> ProjectIndex:
+def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | None = None,
+                     project_files: Mapping[str, Path] | None = None,
+                     overlay: Mapping[str, bytes] | None = None) -> ProjectIndex:
     """The project's modules by import name; with `installed`, imports the project does not
-    define are looked up among installed packages when first asked (script mode)."""
+    define are looked up among installed packages when first asked (script mode); with
+    `project_files` (import name -> file), the project's files not in `indexed` are parsed
+    when first asked (a demand-driven run)."""
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
     for mod in indexed:
@@ -71,11 +77,12 @@ def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | 
             mod = _renamed(mod, name)
         modules[name] = mod
         by_path[mod.path] = name
-    if installed is None:
+    if installed is None and not project_files:
         return ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
-    excluded = frozenset(name.split(".")[0] for name in modules)  # the project's own packages
-    installed = InstalledPackages(installed.paths, installed.excluded | excluded, installed.only)
-    return ProjectIndex(LazyModules(modules, by_path, installed), by_path)
+    if installed is not None:
+        own = frozenset(name.split(".")[0] for name in (*modules, *(project_files or ())))  # the project's packages
+        installed = InstalledPackages(installed.paths, installed.excluded | own, installed.only)
+    return ProjectIndex(LazyModules(modules, by_path, installed, project_files, overlay), by_path)
 
 
 def entry_facts(project: ProjectIndex, knowledge: Knowledge, mod: ModuleIndex) -> EntryFacts | FileError:

@@ -2,38 +2,62 @@
 
 `ProjectIndex.modules` is this mapping: looking a name up (`name in modules`,
 `modules.get(name)`) finds a project module, or parses and indexes the installed module of that
-name on the search path (script mode). Iterating sees only what has been loaded, so stages that
-walk "every module" (entry points, hooks) still walk the project and what it reached.
+name on the search path (script mode). A demand-driven run (`--entry`) also leaves the project's
+own files unparsed until a lookup names them (`project_files`). Iterating sees only what has
+been loaded, so stages that walk "every module" (entry points, hooks) walk what the run loaded
+up front (the modules that hold Dynamo settings and hooks) and what it reached.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..parse import parse_file
+from ..diagnostics import Diagnostic, FileError
+from ..parse import TREES, ParseOutcome, parse_file, parse_source
 from .installed import InstalledPackages
 from .symbols import ModuleIndex, index_module
 
 
 class LazyModules(Mapping):
     def __init__(self, project: dict[str, ModuleIndex], by_path: dict[str, str],
-                 installed: InstalledPackages | None):
+                 installed: InstalledPackages | None, project_files: Mapping[str, Path] | None = None,
+                 overlay: Mapping[str, bytes] | None = None):
         self._modules = project
         self._by_path = by_path
         self._installed = installed
+        self._project_files = project_files or {}  # import name -> file, not parsed yet
+        self._overlay = overlay or {}
         self._missing: set[str] = set()
         self.library_paths: set[str] = set()  # files loaded from installed packages
+        self.failures: list[tuple[str, Diagnostic | None, FileError | None]] = []  # project files that did not parse
 
     def _load(self, name: str) -> ModuleIndex | None:
-        if self._installed is None or name in self._missing:
+        if name in self._missing:
             return None
-        path = self._installed.find(name)
-        module = _index(path, name) if path is not None else None
-        if module is None or str(path) in self._by_path:
+        module = self._load_project(name) if name in self._project_files else self._load_installed(name)
+        if module is None:
             self._missing.add(name)
             return None
         self._modules[name] = module
         self._by_path[module.path] = name
+        return module
+
+    def _load_project(self, name: str) -> ModuleIndex | None:
+        path = self._project_files[name]
+        data = self._overlay.get(str(path))
+        outcome = parse_source(path, data) if data is not None else parse_file(path)
+        module = _index(outcome, name)
+        if module is None:
+            self.failures.append((str(path), outcome.diagnostic, outcome.error))
+        return module
+
+    def _load_installed(self, name: str) -> ModuleIndex | None:
+        if self._installed is None:
+            return None
+        path = self._installed.find(name)
+        module = _index(parse_file(path), name) if path is not None else None
+        if module is None or str(path) in self._by_path:
+            return None
         self.library_paths.add(module.path)
         return module
 
@@ -59,11 +83,10 @@ class LazyModules(Mapping):
         return len(self._modules)
 
 
-def _index(path: Path, name: str) -> ModuleIndex | None:
-    parsed = parse_file(path).parsed
-    if parsed is None:
-        return None  # an installed file we cannot read is simply not followed
+def _index(outcome: ParseOutcome, name: str) -> ModuleIndex | None:
+    if outcome.parsed is None:
+        return None  # a file we cannot read is simply not followed
     try:
-        return index_module(parsed, name)
+        return index_module(TREES.adopt(outcome.parsed), name)  # its tree kept while the budget allows
     except (RecursionError, ValueError):
         return None

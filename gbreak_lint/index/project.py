@@ -32,6 +32,7 @@ class _LookupMemo:
         self.bases: dict[str, tuple[str, ...]] = {}
         self.active: set[str] = set()  # lookups under way (cycle detection)
         self.cut = False  # whether a cycle was cut below the current lookup
+        self.derived: dict[str, object] = {}  # project-wide facts later stages compute once
 
 
 MAX_LOOKUP_CHAIN = 48  # re-exports followed in one lookup; real libraries need a handful
@@ -42,6 +43,14 @@ class ProjectIndex:
     modules: Mapping[str, ModuleIndex]  # module name -> index
     by_path: Mapping[str, str]  # file path -> module name
     _memo: _LookupMemo = field(default_factory=_LookupMemo, compare=False, repr=False)
+
+    def derived(self, key: str, compute):
+        """`compute()` once per project index: facts found by walking every module (hooks,
+        disallowed functions) that every Dynamo task of the run asks for."""
+        found = self._memo.derived.get(key)
+        if found is None:
+            found = self._memo.derived[key] = compute()
+        return found
 
     # -- lookups ---------------------------------------------------------------------
     def function(self, qualname: str | None) -> FunctionInfo | None:

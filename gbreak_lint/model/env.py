@@ -43,27 +43,21 @@ class ModelEnv:
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._comprehensions: dict[FrameKey, tuple] = {}
         self._node_memo: dict[tuple, tuple] = {}
-        self._hooks = None
-        self._disallowed: frozenset[str] | None = None
 
     @property
     def hooks(self):
-        """Forward hooks registered in the project (found once per run, when first asked)."""
-        if self._hooks is None:
-            from .attributes import HookRegistry
-            from .callables import Callables
+        """Forward hooks registered in the project (found once per project, when first asked)."""
+        from .attributes import HookRegistry
+        from .callables import Callables
 
-            self._hooks = HookRegistry(self.project, Callables(self.project, self.knowledge))
-        return self._hooks
+        return self.project.derived("hooks", lambda: HookRegistry(self.project, Callables(self.project, self.knowledge)))
 
     @property
     def disallowed(self) -> frozenset[str]:
         """Functions the project passes to `torch._dynamo.disallow_in_graph` (module level)."""
-        if self._disallowed is None:
-            from .attributes import disallowed_functions
+        from .attributes import disallowed_functions
 
-            self._disallowed = disallowed_functions(self.project, self.knowledge)
-        return self._disallowed
+        return self.project.derived("disallowed", lambda: disallowed_functions(self.project, self.knowledge))
 
     def node_memo(self, kind: str, node, compute):
         """`compute()` once per node and kind in this run: a function is walked for every

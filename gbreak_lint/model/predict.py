@@ -140,15 +140,17 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
 
 
 def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
-               configs: tuple[ConfigSet, ...]) -> tuple[Task, ...]:
-    component = _import_components(project)
+               configs: tuple[ConfigSet, ...], component: dict[str, int] | None = None) -> tuple[Task, ...]:
+    """`component`: module -> program number, when the caller knows it (else found from the
+    loaded modules' imports)."""
+    component = component if component is not None else _import_components(project)
     flags = _flags_by_component(project, configs, component)
     groups: dict[tuple, list[EntryPoint]] = {}
     for entry in entries:
         fn = project.function(entry.function)
         if fn is None:
             continue
-        program = component[fn.module]
+        program = component.get(fn.module, -1)
         library = entry.how in LIBRARY_ENTRY_KINDS
         groups.setdefault((library, program, fn.path if library else ""), []).append(entry)
     return tuple(Task(tuple(sorted(group, key=lambda e: (e.path, e.line))), flags.get(program, frozenset()), library)
@@ -298,6 +300,8 @@ def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],
     for cfg in configs:
         name = project.by_path.get(cfg.path)
         if name is None:
+            continue
+        if name not in component:
             continue
         current = flags.setdefault(component[name], set())
         (current.add if cfg.value else current.discard)(cfg.flag)

@@ -1,0 +1,197 @@
+"""The project's shape without parsing it: every module's import name, what it imports (read
+from its text), and the text markers that make a module matter to every Dynamo task.
+
+A scan of a few files (pre-commit, `--entry`, a training script) needs the whole project only
+to answer three questions: which modules can hold compile calls or Dynamo settings, which
+modules a task's code can reach (its import closure, the modules whose edits can change its
+result), and which modules form one program (connected by imports). Imports and markers read
+from the text answer them for a whole library in about a second; libcst parses only the
+modules a task then actually reaches.
+
+The import lines are read with a regular expression over the text with string literals
+blanked, so an import in a docstring is not taken for one; imports inside functions count,
+as they do in the index. Closures are a superset of what a task can read: a name is resolved
+only through imports.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .names import module_name_for, resolve_relative
+
+# `from .a.b import (x, y)` / `import a.b as c, d`, at the start of a logical line
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<base>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|(?:[^\n\\]|\\\n)*)"
+    r"|import[ \t]+(?P<modules>(?:[^\n\\;]|\\\n)*))", re.M)
+TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
+
+len_max = 1 << 62  # sorts after every span starting at the same offset
+
+# markers: text that makes a module part of every task's question
+HOOK_MARKER = "register_forward"
+DISALLOW_MARKER = "disallow_in_graph"
+GLOBAL_MARKERS = (HOOK_MARKER, DISALLOW_MARKER)
+
+
+def sets_globals(text: str, knowledge) -> bool:
+    """Can this module change what every Dynamo task of its program does: a Dynamo config
+    switch (`torch._dynamo.config.x = ...`, `config.patch(...)`,
+    `reorderable_logging_functions`), a forward hook, `disallow_in_graph`? (A cheap text test,
+    a superset of what the index finds.)"""
+    if any(marker in text for marker in GLOBAL_MARKERS) or ".patch(" in text \
+            or "reorderable_logging_functions" in text:
+        return True
+    return any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text)
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    name: str
+    path: str
+    is_package: bool
+    imports: tuple[str, ...]  # qualified import targets (`pkg.mod.Name`, `pkg.mod`, star bases)
+    markers: frozenset[str]  # GLOBAL_MARKERS found in the text
+
+
+def summarize(path: Path, text: str, name: str) -> ModuleSummary:
+    is_package = path.stem == "__init__"
+    strings = _docstring_spans(text)
+    imports: list[str] = []
+    for m in IMPORT_LINE.finditer(text):
+        if strings and _inside(m.start(), strings):
+            continue
+        if m.group("modules") is not None:
+            imports += _plain_imports(m.group("modules"))
+        else:
+            imports += _from_imports(name, is_package, m.group("base"), m.group("names"))
+    markers = frozenset(marker for marker in GLOBAL_MARKERS if marker in text)
+    return ModuleSummary(name, str(path), is_package, tuple(dict.fromkeys(imports)), markers)
+
+
+def _docstring_spans(text: str) -> list[tuple[int, int]]:
+    """Where triple-quoted strings lie (an import line can only hide in one of those: the
+    pattern wants the line to start with `from`/`import`, which no comment or one-line string
+    does). Each opening quote is paired with the next of its kind."""
+    spans = []
+    opened: re.Match | None = None
+    for m in TRIPLE_QUOTES.finditer(text):
+        if opened is None:
+            opened = m
+        elif m.group(0) == opened.group(0):
+            spans.append((opened.start(), m.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened.start(), len(text)))
+    return spans
+
+
+def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
+    i = bisect.bisect_right(spans, (offset, len_max)) - 1
+    return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+
+def _plain_imports(spec: str) -> list[str]:
+    out = []
+    for part in spec.replace("\\\n", " ").split(","):
+        words = part.split()
+        if words and re.fullmatch(r"[\w.]+", words[0]):
+            out.append(words[0])
+    return out
+
+
+def _from_imports(module: str, is_package: bool, base: str, names: str) -> list[str]:
+    level = len(base) - len(base.lstrip("."))
+    target = base.lstrip(".") or None
+    absolute = resolve_relative(module, is_package, level, target) if level else (target or "")
+    names = names.strip().strip("()").replace("\\\n", " ")
+    if names.split(";")[0].strip() == "*":
+        return [absolute] if absolute else []
+    out = []
+    for part in names.split(";")[0].split(","):
+        words = part.split()
+        if words and re.fullmatch(r"\w+", words[0]):
+            out.append(f"{absolute}.{words[0]}" if absolute else words[0])
+    return out
+
+
+def module_names(paths: Iterable[Path]) -> dict[str, str]:
+    """Path -> import name, as `assemble_project` names them (a second file claiming a name
+    gets `name#2`; imports see the first, in path order)."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for path in sorted(paths):
+        base = module_name_for(path)
+        name, n = base, 2
+        while name in taken:
+            name = f"{base}#{n}"
+            n += 1
+        taken.add(name)
+        names[str(path)] = name
+    return names
+
+
+class Skeleton:
+    """Every project module's summary, by import name, and the questions they answer."""
+
+    def __init__(self, summaries: Iterable[ModuleSummary]):
+        self.modules: dict[str, ModuleSummary] = {s.name: s for s in summaries}
+        self.by_path: dict[str, str] = {s.path: s.name for s in self.modules.values()}
+        self._targets: dict[str, tuple[str, ...]] = {}
+
+    def module_of_prefix(self, qualname: str) -> str | None:
+        parts = qualname.split(".")
+        for i in range(len(parts), 0, -1):
+            name = ".".join(parts[:i])
+            if name in self.modules:
+                return name
+        return None
+
+    def imported(self, name: str) -> tuple[str, ...]:
+        """The project modules `name` imports (the longest module prefix of each target)."""
+        found = self._targets.get(name)
+        if found is None:
+            out = dict.fromkeys(other for other in map(self.module_of_prefix, self.modules[name].imports)
+                                if other is not None and other != name)
+            found = self._targets[name] = tuple(out)
+        return found
+
+    def closure(self, starts: Iterable[str]) -> frozenset[str]:
+        """The modules reachable from `starts` by imports (themselves included), with the
+        packages each one lives in (their `__init__` runs first and may re-export names)."""
+        seen = {s for s in starts if s in self.modules}
+        todo = list(seen)
+        while todo:
+            name = todo.pop()
+            for other in (*self.imported(name), *_packages_of(name, self.modules)):
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        return frozenset(seen)
+
+    def marked(self, marker: str) -> tuple[str, ...]:
+        return tuple(sorted(n for n, s in self.modules.items() if marker in s.markers))
+
+    def components(self) -> dict[str, int]:
+        """Modules connected by imports (either way) share a number: one program."""
+        parent = {name: name for name in self.modules}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for name in self.modules:
+            for other in self.imported(name):
+                parent[find(name)] = find(other)
+        roots: dict[str, int] = {}
+        return {name: roots.setdefault(find(name), len(roots)) for name in sorted(self.modules)}
+
+
+def _packages_of(name: str, modules: Mapping[str, ModuleSummary]) -> list[str]:
+    parts = name.split(".")
+    return [p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in modules]

@@ -1,0 +1,107 @@
+"""Demand-driven runs: `--entry` parses only the modules its calls reach, and finds what a run
+over the whole index finds."""
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gbreak_lint import api
+from gbreak_lint.config import load_config
+from gbreak_lint.index import lazy
+from gbreak_lint.index.skeleton import Skeleton, module_names, summarize
+
+FILES = {
+    "pkg/__init__.py": "from .model import Net\n",
+    "pkg/model.py": """\
+import torch.nn as nn
+from pkg.util import report
+from . import layers
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = layers.Block()
+
+    def forward(self, x):
+        x = self.block(x)
+        report(x)
+        return x
+""",
+    "pkg/layers.py": """\
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x).sum().item()
+""",
+    "pkg/util.py": "def report(x):\n    print('value', x)\n",
+    "pkg/hooks.py": """\
+import torch
+from pkg.model import Net
+
+
+def hook(module, args, out):
+    print("hooked")
+
+
+net = Net()
+net.block.register_forward_hook(hook)
+""",
+    "pkg/unrelated.py": "import torch\n\ndef f(x):\n    return x.item()\n",
+    "pkg/broken.py": "def f(:\n",
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return tmp_path
+
+
+def _analyse(root: Path, demand: bool, monkeypatch) -> api.Analysis:
+    config = replace(load_config(root), entry_points=("pkg.model:Net.forward",))
+    monkeypatch.setattr(api, "_demand_driven", lambda cfg, program: demand)
+    return api.analyse([root], config, jobs=1)
+
+
+def _found(analysis: api.Analysis) -> list:
+    return [(Path(d.path).name, d.span.line, d.code) for d in analysis.result.diagnostics]
+
+
+def test_entry_run_parses_only_what_it_reaches(project: Path, monkeypatch) -> None:
+    parsed: list[str] = []
+    real = lazy.parse_file
+    monkeypatch.setattr(lazy, "parse_file", lambda path: parsed.append(Path(path).name) or real(path))
+    demand = _analyse(project, True, monkeypatch)
+    assert {"model.py", "util.py", "layers.py"} <= set(parsed)
+    assert "unrelated.py" not in parsed and "broken.py" not in parsed
+    assert demand.result.diagnostics, "the entry's breaks (print, .item(), the hook) are found"
+
+
+def test_entry_run_finds_what_the_whole_index_finds(project: Path, monkeypatch) -> None:
+    whole = _found(_analyse(project, False, monkeypatch))
+    demand = _found(_analyse(project, True, monkeypatch))
+    # the whole-index run also reports files it parsed on the way (the syntax error)
+    assert demand == [f for f in whole if f[0] != "broken.py"]
+    assert any(name == "hooks.py" for name, _, _ in demand), "hook modules are loaded up front"
+
+
+def test_skeleton_reads_imports_from_text_not_docstrings(tmp_path: Path) -> None:
+    files = {"a/__init__.py": "", "a/b.py": 'import a.c\n"""\nfrom a import d\n"""\nfrom . import (e,\n  f)\n',
+             "a/c.py": "", "a/d.py": "", "a/e.py": "", "a/f.py": ""}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    paths = sorted(tmp_path.rglob("*.py"))
+    names = module_names(paths)
+    skeleton = Skeleton(summarize(p, p.read_text(), names[str(p)]) for p in paths)
+    assert set(skeleton.imported("a.b")) == {"a.c", "a.e", "a.f"}
+    assert skeleton.closure(["a.b"]) == {"a", "a.b", "a.c", "a.e", "a.f"}
