@@ -20,7 +20,8 @@ from .fix import rewrite_applies
 from .index import IndexResult
 from .files import read_regular
 from .index.installed import InstalledPackages, for_config
-from .index.skeleton import Skeleton, module_names, sets_globals, summarize
+from .incremental import RunCache, Snapshot, load_summaries
+from .index.skeleton import ENTRIES, GLOBAL_MARKERS, Skeleton, module_names
 from .parse import MAX_FILE_BYTES
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
@@ -76,27 +77,37 @@ class Analysis:
 
 def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None,
                use_cache: bool = True, progress=None, jobs: int | None = None) -> LintResult:
-    """The findings for `paths`, from the project's result cache when nothing changed.
-
-    The whole project is analysed (and cached) once; a run on a few files (pre-commit) then
-    only reads the cache as long as no file of the project changed.
-    """
+    """The findings for `paths`, from the project's caches: a re-run with nothing changed
+    reads one result; after an edit, only the Dynamo tasks and entry-point facts that read an
+    edited module are computed again, and a run on a few files (pre-commit) parses only those
+    files and what the recomputed work reaches."""
     selection = selection or Selection(config.select, config.ignore)
     reported, indexed, skipped = _files(paths, config)
-    installed = _installed(config)
-    settings = repr((config, selection, installed.fingerprint() if installed else None))
-    key = cache.cache_key(indexed, settings, config.extra_rules) if use_cache else None
-    results = cache.ResultCache(config.root, config.cache_dir) if key else None
-    full = results.load(key) if results else None
+    store = cache.ProjectStore(config.root, config.cache_dir) if use_cache else None
+    fingerprint = _run_fingerprint(config, selection)
+    known = store.file_stats() if store else {}
+    digests = cache.content_digests(indexed, known=known)
+    if store:
+        store.keep_file_stats(digests, known)
+    key = cache.cache_key(fingerprint, digests, reported) if store and fingerprint else None
+    full = store.load_result(key) if key else None
     if full is None:
-        full = analyse([config.root, *paths], config, selection, progress=progress, jobs=jobs).result
-        if results:
-            results.store(key, full)
+        full = analyse(paths, config, selection, progress=progress, jobs=jobs,
+                       store=store if fingerprint else None, digests=digests,
+                       files=(reported, indexed, skipped)).result
+        if key:
+            store.store_result(key, full)
     wanted = {str(p) for p in reported} | {e.path for e in skipped}
-    if installed is not None:  # findings inside installed packages, reached from these files
+    if _installed(config) is not None:  # findings inside installed packages, reached from these files
         wanted |= {d.path for d in full.diagnostics if d.chain and d.chain[0].path in wanted}
     return LintResult(len(reported), tuple(d for d in full.diagnostics if d.path in wanted),
                       tuple(e for e in full.errors if e.path in wanted))
+
+
+def _run_fingerprint(config: Config, selection: Selection) -> str | None:
+    installed = _installed(config)
+    settings = repr((config, selection, installed.fingerprint() if installed else None))
+    return cache.run_fingerprint(settings, config.extra_rules)
 
 
 def _in_library(d: Diagnostic, library: set[str]) -> Diagnostic:
@@ -122,30 +133,36 @@ def _files(paths: list[Path], config: Config) -> tuple[list[Path], list[Path], l
 
 def analyse(paths: list[Path], config: Config, selection: Selection | None = None,
             overlay: dict[str, bytes] | None = None, progress=None, jobs: int | None = None,
-            program: Path | None = None) -> Analysis:
+            program: Path | None = None, store: cache.ProjectStore | None = None,
+            digests: dict[str, str] | None = None, files: tuple | None = None) -> Analysis:
     """Run every stage. `overlay`: file contents to use instead of what is on disk (--diff);
     `progress(done, total)`: called while files are parsed (the CLI draws a bar on a TTY);
     `jobs`: worker processes (default: one per CPU); the result does not depend on it;
     `program`: predict only for what running this script compiles (`verify`), not for every
-    compile call of the project."""
+    compile call of the project; `store`: reuse (and keep) task results and entry-point facts
+    whose inputs did not change; `digests`, `files`: the files' content digests and
+    `_files(paths, config)`, if already found."""
     with paused_gc():
-        return _analyse(paths, config, selection, overlay, progress, jobs, program)
+        return _analyse(paths, config, selection or Selection(config.select, config.ignore), overlay,
+                        progress, jobs, program, store, digests, files)
 
 
-def _analyse(paths, config, selection, overlay, progress, jobs, program=None) -> Analysis:
-    selection = selection or Selection(config.select, config.ignore)
+def _analyse(paths, config, selection, overlay, progress, jobs, program, store, digests, files) -> Analysis:
     knowledge = load_profile(config.torch_profile)
     catalog = load_catalog(config.extra_rules)
-    reported, indexed, skipped = _files(paths, config)
+    reported, indexed, skipped = files if files is not None else _files(paths, config)
     wanted = {str(p) for p in reported}
-    demand = _demand_driven(config, program)
     clock = Stopwatch()
-    if demand:
-        loaded, files = _demand_loaded(indexed, overlay, knowledge), _project_files(indexed)
-        jobs = 1  # modules are parsed as the tasks reach them: workers would each parse them again
-    else:
-        loaded, files = indexed, None
-        jobs = scan_jobs(jobs, len(indexed))
+    snapshot = Snapshot(digests if digests is not None and not overlay else cache.content_digests(indexed, overlay),
+                        module_names(indexed))
+    summaries = load_summaries(store, snapshot, knowledge, lambda path: _text(Path(path), overlay))
+    runs = RunCache(store, _run_fingerprint(config, selection) or "", snapshot, summaries)
+    mode = _mode(config, program, reported, indexed)
+    project_files = _project_files(snapshot)
+    if mode == "whole":
+        loaded, jobs = indexed, scan_jobs(jobs, len(indexed))
+    else:  # modules are parsed as the work reaches them: workers would each parse them again
+        loaded, jobs = _demand_loaded(reported if mode == "files" else [], summaries), 1
     modules, diagnostics, errors = [], [], list(skipped)
     for outcome in index_files(loaded, overlay, jobs, progress):
         if outcome.module is not None:
@@ -154,19 +171,19 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
             diagnostics += [outcome.diagnostic] if outcome.diagnostic is not None else []
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
-    index = build_project(modules, [], knowledge, jobs, _installed(config), files, overlay)
+    candidates = () if mode == "entries" else tuple(n for n, s in sorted(summaries.items()) if ENTRIES in s.markers)
+    index = build_project(modules, [], knowledge, jobs, _installed(config), project_files, overlay, candidates, runs)
     if program is not None:
         index = _program_only(index, str(program.resolve()))
     clock.lap("entry points")
-    entries = () if demand else index.entries
-    entries += named_entries(index.project, config.entry_points)
+    entries = index.entries + named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
-    tasks = plan_tasks(index.project, entries, index.configs, _components(index, indexed) if demand else None)
-    done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes)
+    tasks = plan_tasks(index.project, entries, index.configs, Skeleton(summaries.values()).components())
+    done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes, cache=runs)
     results = [result for result, _ in done]
     fix_probes = {key: applies for _, probes in done for key, applies in probes}
-    clock.lap(f"{len(tasks)} Dynamo tasks")
+    clock.lap(f"{len(tasks)} Dynamo tasks ({runs.reused} reused)")
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
     library = getattr(index.project.modules, "library_paths", set())
@@ -175,53 +192,53 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
     diagnostics += [d for path, d, _ in _load_failures(index) if d is not None and path in wanted]
     errors += [e for path, _, e in _load_failures(index) if e is not None and path in wanted]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
-    parsed = {m.path: m.parsed for m in list(index.project.modules.values()) if m.path not in library}
+    parsed = {m.path: m.parsed for m in _loaded(index) if m.path not in library}
     sources = {path: p.text for path, p in parsed.items()}
+    diagnostics = list(dict.fromkeys(diagnostics))  # a file that failed to parse up front may fail again when reached
     kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
     kept = _offer_fixes(kept, parsed, catalog, jobs, fix_probes)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
-                        tuple(sorted(errors, key=lambda e: e.path)))
+                        tuple(sorted(dict.fromkeys(errors), key=lambda e: e.path)))
     clock.lap("rules + report")
     return Analysis(result, prediction, catalog)
 
 
-def _demand_driven(config: Config, program: Path | None) -> bool:
-    """A run that names what is compiled (`--entry`) and does not assume every module compiled
-    parses only what those entries reach, not the whole root."""
-    return bool(config.entry_points) and config.assume_compiled != "modules" and program is None
+def _mode(config: Config, program: Path | None, reported: list[Path], indexed: list[Path]) -> str:
+    """"entries": the run names what is compiled (`--entry`, not `--assume-compiled modules`):
+    only those entries, parsing what they reach; "files": a few files of the project
+    (pre-commit, a training script): the project's compile calls and those files' modules,
+    parsing those files and what the work reaches; "whole": the whole tree, parsed up front."""
+    if program is not None:
+        return "whole"
+    if config.entry_points and config.assume_compiled != "modules":
+        return "entries"
+    return "files" if len(reported) < len(indexed) else "whole"
 
 
-def _demand_loaded(files: list[Path], overlay, knowledge) -> list[Path]:
-    """The files a demand-driven run indexes up front: those that can change every task
-    (Dynamo config switches, hooks, disallow_in_graph), found from their text."""
-    out = []
-    for path in files:
-        data = (overlay or {}).get(str(path))
-        try:
-            text = data if data is not None else read_regular(path, MAX_FILE_BYTES)
-        except OSError:
-            continue  # reported when (if) a lookup reaches it
-        if sets_globals(text.decode("utf-8", "replace"), knowledge):
-            out.append(path)
-    return out
+def _demand_loaded(reported: list[Path], summaries: dict) -> list[Path]:
+    """What a demand-driven run parses up front: the files it reports on (their syntax errors,
+    their modules; not for `--entry`, which parses what the entries reach) and the modules
+    every task reads (hooks, disallow_in_graph)."""
+    marked = {Path(s.path) for s in summaries.values() if s.markers & set(GLOBAL_MARKERS)}
+    return sorted(set(reported) | marked)
 
 
-def _project_files(files: list[Path]) -> dict[str, Path]:
-    return {name: Path(path) for path, name in module_names(files).items()}
-
-
-def _components(index: IndexResult, files: list[Path]):
-    """Programs (modules connected by imports) from the files' text: a demand-driven run has
-    not parsed most modules. Only the Dynamo config switches use them."""
-    if not index.configs:
+def _text(path: Path, overlay) -> str | None:
+    data = (overlay or {}).get(str(path))
+    try:
+        data = data if data is not None else read_regular(path, MAX_FILE_BYTES)
+    except OSError:
         return None
-    texts = {}
-    for path, name in module_names(files).items():
-        try:
-            texts[name] = summarize(Path(path), read_regular(Path(path), MAX_FILE_BYTES).decode("utf-8", "replace"), name)
-        except OSError:
-            continue
-    return Skeleton(texts.values()).components()
+    return data.decode("utf-8", "replace")
+
+
+def _project_files(snapshot: Snapshot) -> dict[str, Path]:
+    return {name: Path(path) for path, name in snapshot.names.items()}
+
+
+def _loaded(index: IndexResult) -> list:
+    loaded = getattr(index.project.modules, "loaded_values", None)
+    return loaded() if loaded is not None else list(index.project.modules.values())
 
 
 def _load_failures(index: IndexResult) -> list:

@@ -42,9 +42,11 @@ def user_cache_home() -> Path:
     return Path(base).expanduser() / "gbreak-lint"
 
 
-def cache_key(files: list[Path], settings: str, extra_rules: Path | None) -> str | None:
+def run_fingerprint(settings: str, extra_rules: Path | None) -> str | None:
+    """What every result of a run depends on besides the files: the tool itself (its source,
+    rules and knowledge), the settings and the project's extra rules."""
     digest = hashlib.sha256()
-    digest.update(_tool_fingerprint().encode())
+    digest.update(tool_fingerprint().encode())
     digest.update(settings.encode())
     if extra_rules is not None and extra_rules.is_dir():
         for rule in sorted(extra_rules.glob("*.yaml")):
@@ -52,12 +54,48 @@ def cache_key(files: list[Path], settings: str, extra_rules: Path | None) -> str
             if data is None:
                 return None
             digest.update(data)
-    for path in files:
-        digest.update(str(path).encode() + b"\0" + _content_digest(path))
     return digest.hexdigest()
 
 
-def _content_digest(path: Path) -> bytes:
+def cache_key(fingerprint: str, digests: dict[str, str], reported: list[Path]) -> str:
+    """The key of a whole run's result: the run's fingerprint, every project file's content
+    and the files reported on."""
+    digest = hashlib.sha256(fingerprint.encode())
+    for path in sorted(digests):
+        digest.update(path.encode() + b"\0" + digests[path].encode())
+    digest.update(b"\1" + "\0".join(sorted(map(str, reported))).encode())
+    return digest.hexdigest()
+
+
+def content_digests(files: list[Path], overlay: dict[str, bytes] | None = None,
+                    known: dict | None = None) -> dict[str, str]:
+    """Each file's content digest. `known` (path -> [stat key, digest] from an earlier run)
+    spares reading a file whose size, times and inode are all unchanged (as git's index does):
+    a pre-commit run on a large repository would otherwise read all of it."""
+    out = {}
+    for path in files:
+        name = str(path)
+        if overlay and name in overlay:
+            out[name] = hashlib.sha1(overlay[name]).hexdigest()
+            continue
+        seen = (known or {}).get(name)
+        stamp = stat_key(path)
+        if stamp is not None and isinstance(seen, list) and len(seen) == 2 and seen[0] == stamp:
+            out[name] = seen[1]
+        else:
+            out[name] = content_digest(path).hex()
+    return out
+
+
+def stat_key(path: Path) -> str | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}"
+
+
+def content_digest(path: Path) -> bytes:
     """What a file's result depends on: its bytes, or for a file the scan does not read (too
     large, unreadable, not regular) the reason plus its size and time, since only the notice
     comes of it."""
@@ -72,7 +110,7 @@ def _content_digest(path: Path) -> bytes:
 
 
 @lru_cache(maxsize=1)
-def _tool_fingerprint() -> str:
+def tool_fingerprint() -> str:
     """Hash of gbreak-lint's own code, rules and knowledge: a new build never reuses results."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
@@ -82,20 +120,19 @@ def _tool_fingerprint() -> str:
     return digest.hexdigest()
 
 
-class ResultCache:
-    """Signed JSON results of whole-project scans, one folder per project root."""
+class SignedStore:
+    """Signed JSON documents in one folder: `read` gives back only what `write` wrote with this
+    user's secret (anything else there is ignored), writes are atomic."""
 
-    def __init__(self, project_root: Path, folder: Path | None = None):
-        home = user_cache_home()
-        base = folder if folder is not None else home
-        project_id = hashlib.sha256(str(project_root.resolve()).encode()).hexdigest()[:16]
-        self.folder = base / "results" / project_id
-        self.secret = _secret(home, project_root)
+    def __init__(self, folder: Path, secret: bytes | None, keep: int | None = None):
+        self.folder = folder
+        self.secret = secret
+        self.keep = keep  # documents kept (the newest), None: all
 
-    def load(self, key: str) -> LintResult | None:
+    def read(self, name: str) -> dict | None:
         if self.secret is None:
             return None
-        data = read_regular_file(self._path(key), MAX_CACHE_BYTES)
+        data = read_regular_file(self.folder / name, MAX_CACHE_BYTES)
         if data is None:
             return None
         try:
@@ -105,35 +142,72 @@ class ResultCache:
             if not isinstance(envelope.get("mac"), str) or not hmac.compare_digest(envelope["mac"], expected):
                 return None
             body = json.loads(payload)
-            if body.get("format") != FORMAT or body.get("key") != key:
-                return None
-            return from_plain(LintResult, body["result"])
-        except (ValueError, KeyError, TypeError, AttributeError, PlainDataError, RecursionError):
+            return body if isinstance(body, dict) and body.get("format") == FORMAT else None
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None  # corrupt, foreign or planted: ignored, the scan runs
 
-    def store(self, key: str, result: LintResult) -> None:
+    def write(self, name: str, body: dict) -> None:
         if self.secret is None:
             return
-        payload = json.dumps({"format": FORMAT, "key": key, "result": to_plain(result)},
-                             separators=(",", ":"))
+        payload = json.dumps({"format": FORMAT, **body}, separators=(",", ":"))
         envelope = json.dumps({"mac": self._mac(payload.encode()), "payload": payload})
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(envelope)
-            os.replace(tmp, self._path(key))
-            results = sorted(self.folder.glob("result-*.json"), key=lambda p: p.stat().st_mtime)
-            for old in results[:-KEEP]:
-                old.unlink(missing_ok=True)
+            os.replace(tmp, self.folder / name)
+            if self.keep is not None:
+                kept = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+                for old in kept[:-self.keep]:
+                    old.unlink(missing_ok=True)
         except OSError:
             return
 
-    def _path(self, key: str) -> Path:
-        return self.folder / f"result-{key[:32]}.json"
-
     def _mac(self, data: bytes) -> str:
         return hmac.new(self.secret, data, hashlib.sha256).hexdigest()
+
+
+class ProjectStore:
+    """The caches of one project root: whole-run results (a re-run with nothing changed),
+    Dynamo task results and entry-point facts by what they read (a run after an edit), and
+    the modules' import summaries (by content)."""
+
+    def __init__(self, project_root: Path, folder: Path | None = None):
+        home = user_cache_home()
+        base = (folder if folder is not None else home) / "results"
+        project_id = hashlib.sha256(str(project_root.resolve()).encode()).hexdigest()[:16]
+        secret = _secret(home, project_root)
+        self.results = SignedStore(base / project_id, secret, keep=KEEP)
+        self.tasks = SignedStore(base / project_id / "tasks", secret)
+        self.entries = SignedStore(base / project_id / "entries", secret)
+        self.summaries = SignedStore(base / project_id / "summaries", secret, keep=2)
+
+    def file_stats(self) -> dict:
+        """path -> [stat key, content digest], as the last run saw the files."""
+        body = self.summaries.read("stats.json") or {}
+        return body.get("files") if isinstance(body.get("files"), dict) else {}
+
+    def keep_file_stats(self, digests: dict[str, str], known: dict) -> None:
+        files = {path: [stat_key(Path(path)), digest] for path, digest in digests.items()}
+        if files != known:
+            self.summaries.write("stats.json", {"files": files})
+
+    def load_result(self, key: str) -> LintResult | None:
+        body = self.results.read(_result_name(key))
+        if body is None or body.get("key") != key:
+            return None
+        try:
+            return from_plain(LintResult, body["result"])
+        except (KeyError, PlainDataError, TypeError, ValueError, RecursionError):
+            return None
+
+    def store_result(self, key: str, result: LintResult) -> None:
+        self.results.write(_result_name(key), {"key": key, "result": to_plain(result)})
+
+
+def _result_name(key: str) -> str:
+    return f"result-{key[:32]}.json"
 
 
 def _secret(home: Path, project_root: Path) -> bytes | None:

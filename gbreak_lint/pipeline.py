@@ -26,6 +26,7 @@ from .diagnostics import Diagnostic, FileError
 from .index import IndexResult, assemble_project, collect_entry_facts, entry_facts, index_file
 from .index.entries import might_hold_entries
 from .index.installed import InstalledPackages
+from .incremental import RunCache
 from .index.project import ProjectIndex
 from .index.symbols import ModuleIndex
 from .knowledge import Knowledge
@@ -121,37 +122,61 @@ def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
 
 def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge: Knowledge,
                   jobs: int, installed: InstalledPackages | None = None,
-                  project_files: dict[str, Path] | None = None, overlay: dict[str, bytes] | None = None) -> IndexResult:
+                  project_files: dict[str, Path] | None = None, overlay: dict[str, bytes] | None = None,
+                  candidates: tuple[str, ...] | None = None, cache: RunCache | None = None) -> IndexResult:
+    """The project index and its compile entry points, found in `candidates` (module names;
+    default: every module that might hold some), each from `cache` when what it read is unchanged."""
     project = assemble_project(modules, installed, project_files, overlay)
-    candidates = [name for name, mod in list(project.modules.items()) if might_hold_entries(project, knowledge, mod)]
-    failed = lambda name, reason: FileError(project.modules[name].path, reason)  # noqa: E731
-    facts = parallel_map(_entries_one, candidates, jobs, failed, project=project, knowledge=knowledge)
-    return collect_entry_facts(project, facts, errors)
+    if candidates is None:
+        candidates = tuple(name for name, mod in list(project.modules.items())
+                           if might_hold_entries(project, knowledge, mod))
+    facts = {name: cache.entry_facts(name) if cache else None for name in candidates}
+    todo = [name for name, hit in facts.items() if hit is None and name in project.modules]  # parses it if need be
+    failed = lambda name, reason: (FileError(project.modules[name].path, reason), frozenset())  # noqa: E731
+    found = parallel_map(_entries_one, todo, jobs, failed, project=project, knowledge=knowledge)
+    for name, (fact, reads) in zip(todo, found):
+        facts[name] = fact
+        if cache and not isinstance(fact, FileError):
+            cache.keep_entry_facts(name, fact, reads)
+    return collect_entry_facts(project, [f for f in facts.values() if f is not None], errors)
 
 
 def _entries_one(name: str):
     project: ProjectIndex = _SHARED["project"]
-    with TREES.scope():
-        return entry_facts(project, _SHARED["knowledge"], project.modules[name])
+    with TREES.scope(), project.reads.recording() as reads:
+        module = project.modules[name]
+        facts = entry_facts(project, _SHARED["knowledge"], module)
+    return facts, frozenset(reads)
 
 
 def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tasks: tuple[Task, ...],
-              jobs: int, with_trees: Callable[[TaskResult], object] | None = None) -> list[tuple[TaskResult, object]]:
+              jobs: int, with_trees: Callable[[TaskResult], object] | None = None,
+              cache: RunCache | None = None) -> list[tuple[TaskResult, object]]:
     """Each task's result, with what `with_trees(result)` computes from it in the same worker
-    while the task's trees are still held (later stages would otherwise parse those files again)."""
-    def failed(i: int, reason: str) -> tuple[TaskResult, object]:
+    while the task's trees are still held (later stages would otherwise parse those files again);
+    from `cache` when nothing the task read has changed."""
+    out: list = [cache.task(task) if cache else None for task in tasks]
+    todo = [i for i, hit in enumerate(out) if hit is None]
+
+    def failed(i: int, reason: str):
         entry = tasks[i].entries[0]
-        return TaskResult(errors=(FileError(entry.path, f"{entry.function}: {reason}"),)), ()
+        return TaskResult(errors=(FileError(entry.path, f"{entry.function}: {reason}"),)), (), None
 
-    return parallel_map(_task_one, list(range(len(tasks))), jobs, failed, project=project, knowledge=knowledge,
+    done = parallel_map(_task_one, todo, jobs, failed, project=project, knowledge=knowledge,
                         catalog=catalog, tasks=tasks, with_trees=with_trees)
+    for i, (result, after, reads) in zip(todo, done):
+        out[i] = (result, after)
+        if cache and reads is not None and not result.errors:
+            cache.keep_task(tasks[i], result, after or (), reads)
+    return out
 
 
-def _task_one(i: int) -> tuple[TaskResult, object]:
-    with TREES.scope():
-        result = run_task(_SHARED["project"], _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
+def _task_one(i: int) -> tuple[TaskResult, object, frozenset[str]]:
+    project: ProjectIndex = _SHARED["project"]
+    with TREES.scope(), project.reads.recording() as reads:
+        result = run_task(project, _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
         after = _SHARED["with_trees"]
-        done = result, after(result) if after is not None else None
+        done = result, after(result) if after is not None else None, frozenset(reads)
     # A task's frame builders hold reference cycles (builder <-> cause matcher, bound-method
     # callbacks) that keep the traced functions' subtrees alive; with the collector paused they
     # piled up to gigabytes on a large library. One young-generation pass frees them: it looks

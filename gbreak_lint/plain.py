@@ -1,7 +1,7 @@
 """Frozen dataclasses <-> plain JSON data, checked field by field on the way in.
 
 Caches hold results as plain data: decoding builds only the declared types from the declared
-fields (str, int, bool, None, nested dataclasses, tuples of them), so a file of the wrong shape
+fields (str, int, bool, None, nested dataclasses, tuples and frozensets of them), so a file of the wrong shape
 is refused with PlainDataError instead of producing half-typed objects.
 """
 from __future__ import annotations
@@ -22,6 +22,8 @@ def to_plain(value):
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
         return [to_plain(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(to_plain(v) for v in value)
     return value
 
 
@@ -32,6 +34,10 @@ def from_plain(kind, data):
         return _from_union(typing.get_args(kind), data)
     if origin is tuple:
         return _from_tuple(typing.get_args(kind), data)
+    if origin is frozenset:
+        if not isinstance(data, list):
+            raise PlainDataError("expected a list")
+        return frozenset(from_plain(typing.get_args(kind)[0], item) for item in data)
     if dataclasses.is_dataclass(kind):
         return _from_dataclass(kind, data)
     if kind is type(None):

@@ -8,6 +8,7 @@ import pytest
 from gbreak_lint import api
 from gbreak_lint.config import load_config
 from gbreak_lint.index import lazy
+from gbreak_lint.knowledge import load_profile
 from gbreak_lint.index.skeleton import Skeleton, module_names, summarize
 
 FILES = {
@@ -68,7 +69,7 @@ def project(tmp_path: Path) -> Path:
 
 def _analyse(root: Path, demand: bool, monkeypatch) -> api.Analysis:
     config = replace(load_config(root), entry_points=("pkg.model:Net.forward",))
-    monkeypatch.setattr(api, "_demand_driven", lambda cfg, program: demand)
+    monkeypatch.setattr(api, "_mode", lambda *args: "entries" if demand else "whole")
     return api.analyse([root], config, jobs=1)
 
 
@@ -102,6 +103,6 @@ def test_skeleton_reads_imports_from_text_not_docstrings(tmp_path: Path) -> None
         (tmp_path / rel).write_text(text)
     paths = sorted(tmp_path.rglob("*.py"))
     names = module_names(paths)
-    skeleton = Skeleton(summarize(p, p.read_text(), names[str(p)]) for p in paths)
+    skeleton = Skeleton(summarize(p, p.read_text(), names[str(p)], load_profile()) for p in paths)
     assert set(skeleton.imported("a.b")) == {"a.c", "a.e", "a.f"}
     assert skeleton.closure(["a.b"]) == {"a", "a.b", "a.c", "a.e", "a.f"}

@@ -5,7 +5,7 @@ import os
 import pickle
 import stat
 
-from gbreak_lint.cache import ResultCache
+from gbreak_lint.cache import ProjectStore
 
 from conftest import cache_home, run, run_json
 
@@ -29,7 +29,7 @@ def _plant_everywhere(root, marker):
     legacy.mkdir()
     for name in ("result-" + "0" * 32 + ".pickle", "result-" + "f" * 32 + ".json", "index.pickle"):
         (legacy / name).write_bytes(evil)
-    folder = ResultCache(root).folder  # where this project's results really live
+    folder = ProjectStore(root).results.folder  # where this project's results really live
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(3):
         (folder / f"result-{i:032x}.json").write_bytes(evil)
@@ -74,7 +74,7 @@ def test_hostile_repository(project, capsys, tmp_path_factory, tmp_path):
     assert not marker.exists()
     # the attack as reported: a pickle under the exact name of the valid entry (in our folder,
     # and in the tree's .gbreak_cache/ where results used to live)
-    real = max(ResultCache(project.root).folder.glob("result-*.json"), key=lambda p: p.stat().st_mtime_ns)
+    real = max(ProjectStore(project.root).results.folder.glob("result-*.json"), key=lambda p: p.stat().st_mtime_ns)
     evil = pickle.dumps(_Payload(marker))
     real.write_bytes(evil)
     (project.root / ".gbreak_cache" / real.name.replace(".json", ".pickle")).write_bytes(evil)
@@ -85,7 +85,7 @@ def test_hostile_repository(project, capsys, tmp_path_factory, tmp_path):
 def test_corrupt_or_foreign_cache_is_ignored(project, capsys):
     project("model.py", BREAKING)
     cold = run_json(capsys, project.root)
-    folder = ResultCache(project.root).folder
+    folder = ProjectStore(project.root).results.folder
     (result,) = folder.glob("result-*.json")
     envelope = json.loads(result.read_text())
     payload = json.loads(envelope["payload"])
@@ -101,12 +101,12 @@ def test_wrongly_shaped_but_signed_result_is_ignored(project, capsys):
     """Even a correctly signed file is decoded field by field: a wrong shape is refused."""
     project("model.py", BREAKING)
     cold = run_json(capsys, project.root)
-    cache = ResultCache(project.root)
-    (result,) = cache.folder.glob("result-*.json")
+    cache = ProjectStore(project.root)
+    (result,) = cache.results.folder.glob("result-*.json")
     key = json.loads(json.loads(result.read_text())["payload"])["key"]
     payload = json.dumps({"format": 1, "key": key, "result": {"files_scanned": "1", "diagnostics": []}})
-    result.write_text(json.dumps({"mac": cache._mac(payload.encode()), "payload": payload}))
-    assert cache.load(key) is None
+    result.write_text(json.dumps({"mac": cache.results._mac(payload.encode()), "payload": payload}))
+    assert cache.load_result(key) is None
     assert run_json(capsys, project.root) == cold
 
 

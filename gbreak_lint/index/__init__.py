@@ -67,8 +67,9 @@ def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | 
     when first asked (a demand-driven run)."""
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
+    named = {str(path): name for name, path in (project_files or {}).items()}  # the run's own names
     for mod in indexed:
-        name = mod.name
+        name = named.get(mod.path, mod.name)
         n = 2
         while name in modules:  # two files claim one import name: keep both, imports see the first
             name = f"{mod.name}#{n}"
@@ -77,8 +78,6 @@ def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | 
             mod = _renamed(mod, name)
         modules[name] = mod
         by_path[mod.path] = name
-    if installed is None and not project_files:
-        return ProjectIndex(MappingProxyType(modules), MappingProxyType(by_path))
     if installed is not None:
         own = frozenset(name.split(".")[0] for name in (*modules, *(project_files or ())))  # the project's packages
         installed = InstalledPackages(installed.paths, installed.excluded | own, installed.only)

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..diagnostics import Diagnostic, FileError
 from ..parse import TREES, ParseOutcome, parse_file, parse_source
 from .installed import InstalledPackages
+from .project import ReadLog
 from .symbols import ModuleIndex, index_module
 
 
@@ -30,6 +31,7 @@ class LazyModules(Mapping):
         self._missing: set[str] = set()
         self.library_paths: set[str] = set()  # files loaded from installed packages
         self.failures: list[tuple[str, Diagnostic | None, FileError | None]] = []  # project files that did not parse
+        self.reads = ReadLog()  # the names asked for, found or not (what a result depends on)
 
     def _load(self, name: str) -> ModuleIndex | None:
         if name in self._missing:
@@ -62,6 +64,7 @@ class LazyModules(Mapping):
         return module
 
     def __getitem__(self, name: str) -> ModuleIndex:
+        self.reads.note(name)
         found = self._modules.get(name)
         if found is None:
             found = self._load(name)
@@ -74,7 +77,12 @@ class LazyModules(Mapping):
         return name in self._modules
 
     def __contains__(self, name) -> bool:
+        self.reads.note(name)
         return name in self._modules or self._load(name) is not None
+
+    def loaded_values(self) -> list[ModuleIndex]:
+        """The modules indexed so far, without noting them as read."""
+        return list(self._modules.values())
 
     def __iter__(self):
         return iter(list(self._modules))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -24,7 +25,8 @@ SAME_INSTANCE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float"
 
 
 class _LookupMemo:
-    """Answers of the pure lookups over one (immutable) project index."""
+    """Answers of the pure lookups over one (immutable) project index, each with the modules
+    it read (a later question answered from the memo has read them too)."""
 
     def __init__(self):
         self.lookup: dict[str, FunctionInfo | ClassInfo | None] = {}
@@ -33,7 +35,36 @@ class _LookupMemo:
         self.active: set[str] = set()  # lookups under way (cycle detection)
         self.cut = False  # whether a cycle was cut below the current lookup
         self.derived: dict[str, object] = {}  # project-wide facts later stages compute once
+        self.reads: dict[tuple[str, str], frozenset[str]] = {}  # (memo, key) -> modules read
 
+
+class ReadLog:
+    """Which modules a computation asked for (by import name, found or not): what its result
+    depends on. The incremental analysis keeps a task's result as long as none of those
+    modules changed. Recordings nest: a module asked for is noted in every open one."""
+
+    def __init__(self):
+        self._open: list[set[str]] = []
+
+    def note(self, name: str) -> None:
+        for reads in self._open:
+            reads.add(name)
+
+    def note_all(self, names) -> None:
+        for reads in self._open:
+            reads.update(names)
+
+    @contextmanager
+    def recording(self):
+        reads: set[str] = set()
+        self._open.append(reads)
+        try:
+            yield reads
+        finally:
+            self._open.pop()
+
+
+_NO_LOG = ReadLog()  # a plain mapping of modules records nothing
 
 MAX_LOOKUP_CHAIN = 48  # re-exports followed in one lookup; real libraries need a handful
 
@@ -44,13 +75,34 @@ class ProjectIndex:
     by_path: Mapping[str, str]  # file path -> module name
     _memo: _LookupMemo = field(default_factory=_LookupMemo, compare=False, repr=False)
 
+    @property
+    def reads(self) -> ReadLog:
+        return getattr(self.modules, "reads", _NO_LOG)
+
+    def mentioning(self, text: str) -> list[ModuleIndex]:
+        """The loaded modules whose source contains `text` (a pre-filter for project-wide
+        facts); only those count as read."""
+        loaded = getattr(self.modules, "loaded_values", None)
+        found = [m for m in (loaded() if loaded else list(self.modules.values())) if text in m.parsed.text]
+        self.reads.note_all(m.name for m in found)
+        return found
+
     def derived(self, key: str, compute):
         """`compute()` once per project index: facts found by walking every module (hooks,
         disallowed functions) that every Dynamo task of the run asks for."""
-        found = self._memo.derived.get(key)
-        if found is None:
-            found = self._memo.derived[key] = compute()
-        return found
+        return self._memoised("derived", self._memo.derived, key, compute)
+
+    def _memoised(self, kind: str, memo: dict, key: str, compute):
+        """`memo[key]`, computed once; the modules the computation read are noted again on
+        every later use (so a task reusing another task's answer depends on them too)."""
+        if key in memo:
+            self.reads.note_all(self._memo.reads.get((kind, key), ()))
+            return memo[key]
+        with self.reads.recording() as reads:
+            value = compute()
+        memo[key] = value
+        self._memo.reads[(kind, key)] = frozenset(reads)
+        return value
 
     # -- lookups ---------------------------------------------------------------------
     def function(self, qualname: str | None) -> FunctionInfo | None:
@@ -70,6 +122,7 @@ class ProjectIndex:
             return None
         memo = self._memo.lookup
         if qualname in memo:
+            self.reads.note_all(self._memo.reads.get(("lookup", qualname), ()))
             return memo[qualname]
         if qualname in self._memo.active or len(self._memo.active) >= MAX_LOOKUP_CHAIN:
             # a cycle (this path adds nothing), or a chain of re-exports that keeps growing
@@ -79,11 +132,13 @@ class ProjectIndex:
         self._memo.active.add(qualname)
         outer_cut, self._memo.cut = self._memo.cut, False
         try:
-            found = self._lookup(qualname)
+            with self.reads.recording() as reads:
+                found = self._lookup(qualname)
         finally:
             self._memo.active.discard(qualname)
         if not self._memo.cut or found is not None:  # an answer cut short by a cycle is not final
             memo[qualname] = found
+            self._memo.reads[("lookup", qualname)] = frozenset(reads)
         self._memo.cut = self._memo.cut or outer_cut
         return found
 
@@ -219,19 +274,17 @@ class ProjectIndex:
 
     # -- classes -----------------------------------------------------------------------
     def base_names(self, cls: ClassInfo) -> list[str]:
-        memo = self._memo.bases
-        if cls.qualname not in memo:
+        def compute() -> tuple[str, ...]:
             module = self.modules[cls.module]
-            memo[cls.qualname] = tuple(q for q in (self.qualify(b, module) for b in cls.bases) if q)
-        return list(memo[cls.qualname])
+            return tuple(q for q in (self.qualify(b, module) for b in cls.bases) if q)
+
+        return list(self._memoised("bases", self._memo.bases, cls.qualname, compute))
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
         """Project classes in (depth-first, left-to-right) resolution order; cycles cut.
         Memoised per class (every method lookup asks for it)."""
-        memo = self._memo.mro
-        if cls.qualname not in memo:
-            memo[cls.qualname] = tuple(self._mro(cls, frozenset()))
-        return list(memo[cls.qualname])
+        return list(self._memoised("mro", self._memo.mro, cls.qualname,
+                                   lambda: tuple(self._mro(cls, frozenset()))))
 
     def _mro(self, cls: ClassInfo, seen: frozenset) -> list[ClassInfo]:
         if cls.qualname in seen:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from .entries import COMPILE_WORD
 from .names import module_name_for, resolve_relative
 
 # `from .a.b import (x, y)` / `import a.b as c, d`, at the start of a logical line
@@ -35,6 +36,7 @@ len_max = 1 << 62  # sorts after every span starting at the same offset
 HOOK_MARKER = "register_forward"
 DISALLOW_MARKER = "disallow_in_graph"
 GLOBAL_MARKERS = (HOOK_MARKER, DISALLOW_MARKER)
+ENTRIES = "entries"  # may hold compile calls or Dynamo settings (a superset of `might_hold_entries`)
 
 
 def sets_globals(text: str, knowledge) -> bool:
@@ -57,7 +59,7 @@ class ModuleSummary:
     markers: frozenset[str]  # GLOBAL_MARKERS found in the text
 
 
-def summarize(path: Path, text: str, name: str) -> ModuleSummary:
+def summarize(path: Path, text: str, name: str, knowledge) -> ModuleSummary:
     is_package = path.stem == "__init__"
     strings = _docstring_spans(text)
     imports: list[str] = []
@@ -68,8 +70,10 @@ def summarize(path: Path, text: str, name: str) -> ModuleSummary:
             imports += _plain_imports(m.group("modules"))
         else:
             imports += _from_imports(name, is_package, m.group("base"), m.group("names"))
-    markers = frozenset(marker for marker in GLOBAL_MARKERS if marker in text)
-    return ModuleSummary(name, str(path), is_package, tuple(dict.fromkeys(imports)), markers)
+    markers = {marker for marker in GLOBAL_MARKERS if marker in text}
+    if COMPILE_WORD.search(text) or sets_globals(text, knowledge):
+        markers.add(ENTRIES)
+    return ModuleSummary(name, str(path), is_package, tuple(dict.fromkeys(imports)), frozenset(markers))
 
 
 def _docstring_spans(text: str) -> list[tuple[int, int]]:

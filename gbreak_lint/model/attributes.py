@@ -51,9 +51,8 @@ class HookRegistry:
 
     def __init__(self, project: ProjectIndex, callables: Callables):
         self.hooks: dict[str, list[tuple[str, FnValue]]] = {}
-        for module in list(project.modules.values()):
-            if "register_forward" in module.parsed.text:
-                self._collect(project, callables, module)
+        for module in project.mentioning("register_forward"):
+            self._collect(project, callables, module)
 
     def for_attribute(self, name: str, kind: str) -> list[FnValue]:
         return [fn for k, fn in self.hooks.get(name, ()) if k == kind]
@@ -88,9 +87,7 @@ def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
     """`torch._dynamo.disallow_in_graph(torch.sub)` statements at module level: the qualified
     names of what they disallow."""
     found: set[str] = set()
-    for module in list(project.modules.values()):
-        if "disallow_in_graph" not in module.parsed.text:
-            continue
+    for module in project.mentioning("disallow_in_graph"):
         for stmt in module.parsed.module.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue

@@ -1,0 +1,178 @@
+"""Results kept between runs by what they read: a run after an edit redoes only the work whose
+inputs changed.
+
+Each Dynamo task and each module's entry-point facts is stored with the import names of the
+modules it asked for (`ProjectIndex.reads`, found or not) and the content digest each had. A
+later run reuses it when every one of those names still has that digest (a module that did not
+exist and still does not counts too), under the same run fingerprint (tool, settings, rules)
+and the same digest of the modules every task reads (hooks, `disallow_in_graph`). Anything else
+is computed again, and stored. Plain signed JSON only (see cache.py): nothing from the scanned
+tree is ever deserialised into code.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import libcst as cst
+
+from .cache import ProjectStore, SignedStore, tool_fingerprint
+from .diagnostics import Span
+from .index.entries import EntryFacts
+from .index.skeleton import GLOBAL_MARKERS, ModuleSummary, summarize
+from .model.predict import Task, TaskResult
+from .plain import PlainDataError, from_plain, to_plain
+
+ABSENT = "-"  # the digest of an import name no project file has
+
+
+class Snapshot:
+    """The project's files as this run sees them: content digests and import names."""
+
+    def __init__(self, digests: dict[str, str], names: dict[str, str]):
+        self.digests = digests  # path -> content digest
+        self.names = names  # path -> import name
+        self._by_name = {name: path for path, name in names.items()}
+
+    def digest_of(self, name: str) -> str:
+        path = self._by_name.get(name)
+        return self.digests.get(path, ABSENT) if path is not None else ABSENT
+
+    def read_set(self, names) -> dict[str, str]:
+        return {name: self.digest_of(name) for name in sorted(names)}
+
+    def still(self, reads: dict) -> bool:
+        return isinstance(reads, dict) and all(self.digest_of(n) == d for n, d in reads.items())
+
+
+class RunCache:
+    """What one run reuses and stores, under its fingerprint."""
+
+    def __init__(self, store: ProjectStore | None, fingerprint: str, snapshot: Snapshot,
+                 summaries: dict[str, ModuleSummary]):
+        self.store = store
+        self.fingerprint = fingerprint
+        self.snapshot = snapshot
+        self.reused = 0  # tasks answered from the store in this run
+        # every task reads the hook and disallow_in_graph modules (which ones there are, too)
+        marked = sorted(s.path for s in summaries.values() if s.markers & set(GLOBAL_MARKERS))
+        self.shared = _digest(json.dumps([(p, snapshot.digests.get(p)) for p in marked]))
+
+    # -- tasks ------------------------------------------------------------------------------
+    def task(self, task: Task) -> tuple[TaskResult, tuple] | None:
+        body = self._read(self.store.tasks if self.store else None, self._task_key(task))
+        if body is None:
+            return None
+        try:
+            found = from_plain(TaskResult, body["result"]), _probes_from_plain(body["probes"])
+        except (KeyError, PlainDataError, TypeError, ValueError):
+            return None
+        self.reused += 1
+        return found
+
+    def keep_task(self, task: Task, result: TaskResult, probes: tuple, reads: set[str]) -> None:
+        if self.store is not None:
+            self._write(self.store.tasks, self._task_key(task), reads,
+                        {"result": to_plain(result), "probes": _probes_to_plain(probes)})
+
+    def _task_key(self, task: Task) -> str:
+        return _digest(self.fingerprint + self.shared + json.dumps(_plain_with_code(task), sort_keys=True))
+
+    # -- entry points of a module -----------------------------------------------------------
+    def entry_facts(self, name: str) -> EntryFacts | None:
+        body = self._read(self.store.entries if self.store else None, self._entries_key(name))
+        if body is None:
+            return None
+        try:
+            facts = from_plain(EntryFacts, body["facts"])
+            built = [cst.parse_expression(code) if code is not None else None for code in body["constructions"]]
+        except (KeyError, PlainDataError, TypeError, ValueError, cst.ParserSyntaxError):
+            return None
+        if len(built) != len(facts.entries) or any(b is not None and not isinstance(b, cst.Call) for b in built):
+            return None
+        return replace(facts, entries=tuple(replace(e, construction=b) for e, b in zip(facts.entries, built)))
+
+    def keep_entry_facts(self, name: str, facts: EntryFacts, reads: set[str]) -> None:
+        if self.store is None:
+            return
+        codes = [_code(e.construction) if e.construction is not None else None for e in facts.entries]
+        plain = to_plain(replace(facts, entries=tuple(replace(e, construction=None) for e in facts.entries)))
+        self._write(self.store.entries, self._entries_key(name), reads, {"facts": plain, "constructions": codes})
+
+    def _entries_key(self, name: str) -> str:
+        """A module's facts: by its name and content (what it reads elsewhere is checked)."""
+        return _digest(self.fingerprint + name + self.snapshot.digest_of(name))
+
+    # -- storage ------------------------------------------------------------------------------
+    def _read(self, store: SignedStore | None, key: str) -> dict | None:
+        body = store.read(f"{key[:40]}.json") if store is not None else None
+        if body is None or body.get("key") != key or not self.snapshot.still(body.get("reads")):
+            return None
+        return body
+
+    def _write(self, store: SignedStore, key: str, reads: set[str], body: dict) -> None:
+        store.write(f"{key[:40]}.json", {"key": key, "reads": self.snapshot.read_set(reads), **body})
+
+
+def load_summaries(store: ProjectStore | None, snapshot: Snapshot, knowledge, texts) -> dict[str, ModuleSummary]:
+    """Every project module's summary (import name -> summary): from the store where the
+    file's content (and the tool) is the same, else read from the text (`texts(path)`)."""
+    body = (store.summaries.read("summaries.json") or {}) if store else {}
+    tool = tool_fingerprint()
+    cached = body.get("modules", {}) if body.get("tool") == tool and isinstance(body.get("modules"), dict) else {}
+    out: dict[str, ModuleSummary] = {}
+    fresh = False
+    for path, name in snapshot.names.items():
+        summary = _cached_summary(cached.get(path), snapshot.digests.get(path), name)
+        if summary is None:
+            text = texts(path)
+            if text is None:
+                continue
+            summary, fresh = summarize(Path(path), text, name, knowledge), True
+        out[name] = summary
+    if store is not None and (fresh or len(cached) != len(out)):
+        modules = {s.path: {"digest": snapshot.digests.get(s.path), "summary": to_plain(s)} for s in out.values()}
+        store.summaries.write("summaries.json", {"tool": tool, "modules": modules})
+    return out
+
+
+def _cached_summary(entry, digest: str | None, name: str) -> ModuleSummary | None:
+    if not isinstance(entry, dict) or entry.get("digest") != digest:
+        return None
+    try:
+        summary = from_plain(ModuleSummary, entry["summary"])
+    except (KeyError, PlainDataError, TypeError, ValueError):
+        return None
+    return summary if summary.name == name else None
+
+
+def _plain_with_code(value):
+    """A task as plain data, the construction expressions of its entries as their code."""
+    if isinstance(value, cst.CSTNode):
+        return _code(value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: _plain_with_code(getattr(value, name)) for name in value.__dataclass_fields__}
+    if isinstance(value, (tuple, list)):
+        return [_plain_with_code(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(_plain_with_code(v) for v in value)
+    return value
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _probes_to_plain(probes: tuple) -> list:
+    return [[path, to_plain(span), code, ok] for (path, span, code), ok in probes]
+
+
+def _probes_from_plain(data) -> tuple:
+    return tuple(((from_plain(str, p), from_plain(Span, s), from_plain(str, c)), from_plain(bool, ok))
+                 for p, s, c, ok in data)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
