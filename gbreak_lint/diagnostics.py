@@ -67,7 +67,9 @@ class Diagnostic:
     via: ChainLink | None = None  # a finding inside an installed package: the user's line reaching it
 
     def sort_key(self) -> tuple:
-        return (self.path, self.span.line, self.span.column, self.code, self.message)
+        """Position first; the rest (chain, entry) only orders findings that share a place, so
+        that the output never depends on the order of a set."""
+        return (self.path, self.span.line, self.span.column, self.code, self.message, repr(self))
 
 
 @dataclass(frozen=True)

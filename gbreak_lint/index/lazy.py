@@ -9,14 +9,20 @@ up front (the modules that hold Dynamo settings and hooks) and what it reached.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, FileError
-from ..parse import TREES, ParseOutcome, parse_file, parse_source
+from ..files import read_regular
+from ..parse import MAX_FILE_BYTES, TREES, ParseOutcome, parse_file, parse_source
+from .names import resolve_relative
 from .installed import InstalledPackages
 from .project import ReadLog
 from .symbols import ModuleIndex, index_module
+
+
+STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 
 
 class LazyModules(Mapping):
@@ -31,7 +37,8 @@ class LazyModules(Mapping):
         self._missing: set[str] = set()
         self.library_paths: set[str] = set()  # files loaded from installed packages
         self.failures: list[tuple[str, Diagnostic | None, FileError | None]] = []  # project files that did not parse
-        self.reads = ReadLog()  # the names asked for, found or not (what a result depends on)
+        self.reads = ReadLog()
+        self._may_define: dict[tuple[str, str], bool] = {}  # the names asked for, found or not (what a result depends on)
 
     def _load(self, name: str) -> ModuleIndex | None:
         if name in self._missing:
@@ -79,6 +86,46 @@ class LazyModules(Mapping):
     def __contains__(self, name) -> bool:
         self.reads.note(name)
         return name in self._modules or self._load(name) is not None
+
+    def may_define(self, module: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a star import of `module` can bring `name`, from the text of modules not yet
+        parsed: the name must appear as a word in it or in a module it star-imports in turn.
+        (Large packages re-export every submodule with `import *`; without this a lookup
+        parsed them one by one until the name turned up.)"""
+        self.reads.note(module)
+        if module in self._modules or module in seen:
+            return True
+        key = (module, name)
+        if key not in self._may_define:
+            self._may_define[key] = self._text_may_define(module, name, seen | {module})
+        return self._may_define[key]
+
+    def _text_may_define(self, module: str, name: str, seen: frozenset[str]) -> bool:
+        found = self._source_of(module)
+        if found is None:
+            return True  # unreadable here: let the lookup decide (it will find nothing)
+        path, text = found
+        if re.search(rf"\b{re.escape(name)}\b", text):
+            return True
+        is_package = path.stem == "__init__"
+        for dots, target in STAR_IMPORT.findall(text):
+            base = resolve_relative(module, is_package, len(dots), target or None) if dots else target
+            if base and self.may_define(base, name, seen):
+                return True
+        return False
+
+    def _source_of(self, module: str) -> tuple[Path, str] | None:
+        path = self._project_files.get(module)
+        if path is None and self._installed is not None:
+            path = self._installed.find(module)
+        if path is None:
+            return None
+        data = self._overlay.get(str(path))
+        try:
+            data = data if data is not None else read_regular(path, MAX_FILE_BYTES)
+        except OSError:
+            return None
+        return path, data.decode("utf-8", "replace")
 
     def loaded_values(self) -> list[ModuleIndex]:
         """The modules indexed so far, without noting them as read."""

@@ -79,6 +79,12 @@ class ProjectIndex:
     def reads(self) -> ReadLog:
         return getattr(self.modules, "reads", _NO_LOG)
 
+    def may_define(self, module: str, name: str) -> bool:
+        """Can `from module import *` bring `name`? (False only when the text says it cannot:
+        a star import chain over a large package is then not parsed module by module.)"""
+        check = getattr(self.modules, "may_define", None)
+        return check(module, name) if check is not None else True
+
     def mentioning(self, text: str) -> list[ModuleIndex]:
         """The loaded modules whose source contains `text` (a pre-filter for project-wide
         facts); only those count as read."""
@@ -154,8 +160,8 @@ class ProjectIndex:
         if head in module.imports:  # re-exported name (e.g. through __init__.py)
             return self.lookup(module.imports[head] + (f".{tail}" if tail else ""))
         for star in module.star_imports:
-            if star not in self.modules:
-                continue  # a module missing from the tree: nothing to find there
+            if not self.may_define(star, head) or star not in self.modules:
+                continue  # a module missing from the tree, or whose text never names `head`
             found = self.lookup(f"{star}.{rest}")
             if found is not None:
                 return found
@@ -237,7 +243,7 @@ class ProjectIndex:
         if head in module.imports:
             return module.imports[head]
         for star in module.star_imports:
-            if star in self.modules and self.lookup(f"{star}.{head}") is not None:
+            if self.may_define(star, head) and star in self.modules and self.lookup(f"{star}.{head}") is not None:
                 return f"{star}.{head}"
         if head in BUILTIN_NAMES and head not in module.values:
             return f"builtins.{head}"
