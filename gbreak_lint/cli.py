@@ -47,7 +47,8 @@ def cli(ctx: click.Context) -> None:
               help="Project root for the index (default: found from the paths).")
 @click.option("--torch-version", "torch_profile", help="Torch knowledge profile (default 2.13).")
 @click.option("--entry", "entries", multiple=True,
-              help="Treat a function as compiled: 'pkg.module:Class.forward' (repeatable).")
+              help="Analyse this function as compiled, and only the named ones: 'pkg.module:Class.forward' "
+                   "(repeatable; parses only what they reach).")
 @click.option("--assume-compiled", type=click.Choice(["none", "modules"]),
               help="'modules': treat the forward of every nn.Module subclass as compiled (libraries).")
 @click.option("--baseline", "baseline_file", type=click.Path(path_type=Path, dir_okay=False),
