@@ -28,10 +28,58 @@ class Constructor:
 
     def build(self, cls: ClassInfo, call: cst.Call | None, caller: "Scope | None", depth: int = 0) -> Obj:
         attrs: dict[str, Const | None] = {}
-        init = self.project.method(cls, "__init__")
-        if init is not None and depth <= MAX_DEPTH:
-            self._run_init(init, cls, call, caller, attrs, depth)
+        if depth <= MAX_DEPTH:
+            attrs.update(self._class_defaults(cls))
+            init = self.project.method(cls, "__init__")
+            if self._generated_init(cls):
+                self._dataclass_init(cls, call, caller, attrs, depth)
+            elif init is not None:
+                self._run_init(init, cls, call, caller, attrs, depth)
         return Obj(cls.qualname, tuple(sorted((k, v) for k, v in attrs.items() if v is not None)))
+
+    def _class_defaults(self, cls: ClassInfo) -> dict[str, Const | None]:
+        """`name = <literal>` / `name: T = <literal>` in the class bodies (bases first): what
+        `instance.name` reads until something assigns it. A name any method assigns through
+        `self` is not fixed by its default (the constructor's own assignments are run)."""
+        out: dict[str, Const | None] = {}
+        assigned = set()
+        for c in reversed(self.project.mro(cls)):
+            if _calls_named(c.node, "setattr"):
+                return {}  # attributes set by name (`setattr(self, k, v)` over kwargs): none fixed
+            assigned |= set(c.attributes)
+            for name, value in _class_body_values(c.node):
+                out[name] = literal(value)
+        return {k: (None if k in assigned else v) for k, v in out.items()}
+
+    def _generated_init(self, cls: ClassInfo) -> bool:
+        """A dataclass (`@dataclass`, or made one by a base's `__init_subclass__`, as
+        transformers' configs are) without an `__init__` of its own: the generated one sets
+        each field from the arguments."""
+        if "__init__" in cls.methods:
+            return False
+        for c in self.project.mro(cls):
+            module = self.project.modules[c.module]
+            if any((self.project.qualify(d.decorator, module) or "").split(".")[-1] == "dataclass"
+                   for d in c.node.decorators):
+                return True
+            hook = self.project.function(c.methods.get("__init_subclass__"))
+            if hook is not None and _calls_named(hook.node, "dataclass"):
+                return True
+        return False
+
+    def _dataclass_init(self, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
+        """Keyword arguments set the fields they name (a positional one: every field is then
+        unknown); `__post_init__` runs after, as a constructor does."""
+        fields = {name for c in self.project.mro(cls) for name in _annotated_fields(c.node)}
+        for arg in call.args if call is not None else ():
+            if arg.keyword is None or arg.star:
+                attrs.update(dict.fromkeys(fields))
+                break
+            if arg.keyword.value in fields:
+                attrs[arg.keyword.value] = caller.value(arg.value) if caller else literal(arg.value)
+        post = self.project.method(cls, "__post_init__")
+        if post is not None:
+            self._run_init(post, cls, None, caller, attrs, depth)
 
     def _run_init(self, init: FunctionInfo, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
         scope = Scope(self, init, depth)
@@ -134,6 +182,40 @@ class Scope:
         return Const(self.ctor.build(cls, call, self, self.depth + 1))
 
 
+def _class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]]:
+    out = []
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                out.append((small.target.value, small.value))
+            elif isinstance(small, cst.Assign) and small.targets and all(isinstance(t.target, cst.Name) for t in small.targets):
+                out += [(t.target.value, small.value) for t in small.targets]
+    return out
+
+
+def _annotated_fields(node: cst.ClassDef) -> list[str]:
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    return [small.target.value for stmt in body if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)]
+
+
+def _calls_named(node: cst.CSTNode, name: str) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            func = call.func
+            if (isinstance(func, cst.Name) and func.value == name) or \
+                    (isinstance(func, cst.Attribute) and func.attr.value == name):
+                found.append(call)
+
+    walk(node, V())
+    return bool(found)
+
+
 def _self_attributes(stmt: cst.CSTNode) -> set[str]:
     names: set[str] = set()
 
@@ -152,3 +234,18 @@ class TopScope(Scope):
 
     def __init__(self, ctor: Constructor, module):
         super().__init__(ctor, None, 0, module)
+        self._evaluating: set[str] = set()
+
+    def name_value(self, name: str) -> Const | None:
+        """A module-level name bound once (`config = Config(...)` before `Net(config)`)."""
+        found = self.locals.get(name)
+        if found is not None or name in self._evaluating or name in self.module.reassigned:
+            return found
+        expr = self.module.values.get(name)
+        if expr is None:
+            return None
+        self._evaluating.add(name)
+        try:
+            return self.value(expr)
+        finally:
+            self._evaluating.discard(name)
