@@ -84,10 +84,10 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     settings = repr((config, selection, installed.fingerprint() if installed else None))
     key = cache.cache_key(indexed, settings, config.extra_rules) if use_cache else None
     results = cache.ResultCache(config.root, config.cache_dir) if key else None
-    full = results.load(key) if results else None
+    full = results.load(key) if results and key else None
     if full is None:
         full = analyse([config.root, *paths], config, selection, progress=progress, jobs=jobs).result
-        if results:
+        if results and key:
             results.store(key, full)
     wanted = {str(p) for p in reported} | {e.path for e in skipped}
     if installed is not None:  # findings inside installed packages, reached from these files
@@ -159,7 +159,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program=None) ->
     clock.lap(f"{len(tasks)} Dynamo tasks")
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
-    library = getattr(index.project.modules, "library_paths", set())
+    library: set[str] = getattr(index.project.modules, "library_paths", set())
     diagnostics += [d if d.path not in library else _in_library(d, library)
                     for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]

@@ -133,6 +133,7 @@ class ResultCache:
         return self.folder / f"result-{key[:32]}.json"
 
     def _mac(self, data: bytes) -> str:
+        assert self.secret is not None  # load/store return early without one
         return hmac.new(self.secret, data, hashlib.sha256).hexdigest()
 
 

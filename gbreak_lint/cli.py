@@ -220,7 +220,7 @@ def _touches(tree: dict, prediction, files: set[str]) -> bool:
     entry = next(e for e in prediction.entries if e.function == tree["entry"])
     if str(Path(entry.path).resolve()) in files:
         return True
-    return any(s.entry == tree["entry"] and any(str(Path(l.path).resolve()) in files for l in s.chain)
+    return any(s.entry == tree["entry"] and any(str(Path(link.path).resolve()) in files for link in s.chain)
                for s in prediction.sites)
 
 

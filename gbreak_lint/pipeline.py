@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import libcst as cst
 
@@ -135,10 +135,10 @@ def _entries_one(name: str):
 
 
 def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tasks: tuple[Task, ...],
-              jobs: int, with_trees: Callable[[TaskResult], object] | None = None) -> list[tuple[TaskResult, object]]:
+              jobs: int, with_trees: Callable[[TaskResult], Any] | None = None) -> list[tuple[TaskResult, Any]]:
     """Each task's result, with what `with_trees(result)` computes from it in the same worker
     while the task's trees are still held (later stages would otherwise parse those files again)."""
-    def failed(i: int, reason: str) -> tuple[TaskResult, object]:
+    def failed(i: int, reason: str) -> tuple[TaskResult, Any]:
         entry = tasks[i].entries[0]
         return TaskResult(errors=(FileError(entry.path, f"{entry.function}: {reason}"),)), ()
 
@@ -159,7 +159,7 @@ def _task_one(i: int) -> tuple[TaskResult, object]:
     return done
 
 
-def parallel_map(fn, items: list, jobs: int, on_failure: Callable[[object, str], object], **shared) -> list:
+def parallel_map(fn, items: list, jobs: int, on_failure: Callable[[Any, str], Any], **shared) -> list:
     """`fn(item)` for each item, in forked workers that see `shared` through `shared_state()`;
     an item whose analysis fails twice (or kills its worker) becomes `on_failure(item, reason)`."""
     _SHARED.clear()

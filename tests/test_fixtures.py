@@ -5,7 +5,6 @@ known_misses.txt lists, honestly, where the prediction and the run still disagre
 """
 import json
 import sys
-from pathlib import Path
 
 import pytest
 

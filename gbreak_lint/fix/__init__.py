@@ -63,7 +63,7 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
 def replace_node(module: cst.Module, target: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
     if _DRY_RUN.get():
         return module
-    return module.deep_replace(target, new)
+    return cst.ensure_type(module.deep_replace(target, new), cst.Module)
 
 
 def replace_with_statements(module: cst.Module, target: cst.CSTNode, statements: list) -> cst.Module:

@@ -36,7 +36,7 @@ def _torch_alias(module: cst.Module) -> str | None:
                 for alias in small.names:
                     name = cst.Module([]).code_for_node(alias.name)
                     if name == "torch":
-                        return alias.asname.name.value if alias.asname else "torch"
+                        return cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else "torch"
                     if name.startswith("torch.") and alias.asname is None:
                         return "torch"  # `import torch._dynamo` binds `torch` too
     return None

@@ -34,7 +34,7 @@ class FixReport:
         return sorted(p for p, data in self.current.items() if data != self.original[p])
 
     def diff(self) -> str:
-        out = []
+        out: list[str] = []
         for path in self.changed():
             old = _text(self.original[path]).splitlines(keepends=True)
             new = _text(self.current[path]).splitlines(keepends=True)
@@ -75,9 +75,10 @@ def _apply(d: Diagnostic, catalog: Catalog, report: FixReport) -> bool:
         data = Path(path).read_bytes()
         report.original[path] = report.current[path] = data
     parsed = parse_source(Path(path), report.current[path]).parsed
-    if parsed is None:
+    rule = catalog.get(d.code)
+    if parsed is None or rule is None or not rule.fix_rewrite:
         return False
-    new_module = try_rewrite(parsed, d, catalog.get(d.code).fix_rewrite)
+    new_module = try_rewrite(parsed, d, rule.fix_rewrite)
     if new_module is None:
         return False
     new = new_module.bytes

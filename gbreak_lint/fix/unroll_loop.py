@@ -55,9 +55,10 @@ def _range_values(loop: cst.For) -> list[int] | None:
     if not 1 <= len(it.args) <= 2 or any(a.keyword or a.star for a in it.args):
         return None
     bounds = [a.value for a in it.args]
-    if not all(isinstance(b, cst.Integer) for b in bounds):
+    integers = [b for b in bounds if isinstance(b, cst.Integer)]
+    if len(integers) != len(bounds):
         return None
-    numbers = [int(b.value, 0) for b in bounds]
+    numbers = [int(b.value, 0) for b in integers]
     values = list(range(*numbers))
     return values if 0 < len(values) <= MAX_UNROLL else None
 

@@ -35,7 +35,7 @@ class ModelEnv:
                     self.checks[value] = rule
                     continue
                 index = getattr(self, TRIGGER_INDEXES[key])
-                for name in value:
+                for name in value:  # type: ignore[attr-defined]  # catalog validated: a list of names
                     index[name].append(rule)
         self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates)
         # the dtype of a floating tensor nothing else tells (None: the program changes dtypes)

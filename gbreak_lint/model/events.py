@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -13,7 +14,7 @@ from .frame_values import FrameValues
 from .types import Ctx, Event, FrameInfo, FrameKey
 from ..walk import children, walk
 
-COMPREHENSION_NAMES = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
+COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
 
 
@@ -97,7 +98,7 @@ class FrameBuilder:
         base case returns ends there)."""
         smalls = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
         for stmt in smalls:
-            ends = self.stmt(stmt) if isinstance(body, cst.IndentedBlock) else self._small_ends(stmt)
+            ends = self.stmt(stmt) if isinstance(stmt, cst.BaseStatement) else self._small_ends(stmt)
             if ends:
                 return True
         return False
@@ -483,7 +484,7 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
 
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
         parts = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
-        comp_for = node.for_in
+        comp_for: cst.CompFor | None = node.for_in
         targets: set[str] = set()
         while comp_for is not None:
             if comp_for is not node.for_in or not skip_first_iter:
@@ -501,7 +502,7 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
-def _is_flag(test) -> bool:
+def _is_flag(test) -> TypeGuard[cst.Attribute]:
     """`self.verbose`, `self.config.output_attentions`, `args.debug`: an attribute chain."""
     node = test
     while isinstance(node, cst.Attribute):

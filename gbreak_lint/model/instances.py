@@ -84,7 +84,8 @@ class Scope:
         self.ctor = ctor
         self.init = init
         self.depth = depth
-        self.module = module if module is not None else ctor.project.modules[init.module]
+        # TopScope passes its module; a constructor's scope has an __init__
+        self.module = module if module is not None else ctor.project.modules[init.module]  # type: ignore[union-attr]
         self.locals: dict[str, Const | None] = {}
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
                                         self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
@@ -96,6 +97,7 @@ class Scope:
         return self.evaluator.value(expr)
 
     def bind(self, call: cst.Call | None, caller: "Scope | None") -> None:
+        assert self.init is not None  # only a constructor's scope binds call arguments
         params = [p for p in self.init.params][1:]
         positional = [p for p in params if p.kind == "positional"]
         passed: dict[str, Const | None] = {}

@@ -203,19 +203,19 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
     errors: list[FileError] = []
     relaxations: dict[tuple[str, int], bool] = {}
     op_counts: dict[str, int] = {}
-    seen_sites = set()
-    seen_frames = set()
+    seen_sites: set[tuple] = set()
+    seen_frames: set[tuple] = set()
     for result in results:
         for site in result.sites:
-            key = (site.rule, site.path, site.span, site.detail)
-            if not (result.library and key in seen_sites):
+            site_key = (site.rule, site.path, site.span, site.detail)
+            if not (result.library and site_key in seen_sites):
                 sites.append(site)
-            seen_sites.add(key)
+            seen_sites.add(site_key)
         for frame in result.frames:
-            key = (frame.path, frame.qualname, frame.outcome, frame.break_span)
-            if not (result.library and key in seen_frames):
+            frame_key = (frame.path, frame.qualname, frame.outcome, frame.break_span)
+            if not (result.library and frame_key in seen_frames):
                 frames.append(frame)
-            seen_frames.add(key)
+            seen_frames.add(frame_key)
         failures += result.strict_failures
         nested.update(result.nested)
         reached |= result.reached
@@ -249,6 +249,7 @@ def _function_stats(project, entries, sites, op_counts) -> tuple[FunctionStat, .
 def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     """Entry parameters hold tensors unless their default or annotation says otherwise."""
     fn = project.function(entry.function)
+    assert fn is not None, entry.function  # entry points are project functions
     params = list(fn.params)
     if fn.class_qualname is not None and params and params[0].kind == "positional":
         params = params[1:]

@@ -231,12 +231,15 @@ class CallResolver:
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
         """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""
-        if not (isinstance(expr, cst.Attribute) and self.class_of(expr.value) is not None):
+        if not isinstance(expr, cst.Attribute):
             return False
-        found = self.project.class_attribute(self.class_of(expr.value), expr.attr.value)
+        cls = self.class_of(expr.value)
+        if cls is None:
+            return False
+        found = self.project.class_attribute(cls, expr.attr.value)
         if found is None or not isinstance(found[1], cst.Call):
             return False
-        holder, value = found
+        holder, value = found[0], found[1]
         qual = self.project.qualify(value.func, self.project.modules[holder.module])
         return qual is not None and any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes)
 
@@ -343,8 +346,8 @@ def _starred_items(expr: cst.BaseExpression) -> list:
         it = expr.for_in.iter
         count = 1
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
-                and len(it.args) == 1 and literal(it.args[0].value) is not None:
-            count = max(0, min(int(literal(it.args[0].value).value), 64))
+                and len(it.args) == 1 and (n := literal(it.args[0].value)) is not None:
+            count = max(0, min(int(n.value), 64))  # type: ignore[call-overload]  # a literal count
         return [expr.elt] * count
     return [expr]
 

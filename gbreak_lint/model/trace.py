@@ -99,11 +99,11 @@ class Tracer:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
                 self.values_seen[key.qualname].add(values)
-                self._trace(self.env.frame(key), chain, entry, strict_entry)
+                self._retrace(key, chain, entry, strict_entry)
             elif values not in self.values_seen[key.qualname]:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 self.values_seen[key.qualname].add(values)
-                self._trace(self.env.frame(key), chain, entry, strict_entry)
+                self._retrace(key, chain, entry, strict_entry)
             return
         self.compiled[key.qualname] = {key.instance}
         self.values_seen[key.qualname] = {values}
@@ -155,6 +155,12 @@ class Tracer:
     def _resolver_for(self, fn) -> CallResolver:
         return CallResolver(self.env.project, self.env.knowledge, self.env.project.modules[fn.module], fn, {})
 
+    def _retrace(self, key: FrameKey, chain, entry: str, strict_entry: bool) -> None:
+        """A recompilation of a frame seen before (unknown code has no events: nothing to trace)."""
+        info = self.env.frame(key)
+        if info is not None:
+            self._trace(info, chain, entry, strict_entry)
+
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
         start, resumed = 0, False
         while start is not None:
@@ -177,12 +183,12 @@ class Tracer:
             if ev.kind == "op":
                 ops += 1
                 continue
-            if ev.kind == "call" and ev.mode == "eager":
+            if ev.kind == "call" and ev.mode == "eager" and ev.target is not None:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
             if ev.kind == "break" and self._captured(ev, strict_entry):
                 continue
-            path = ((info, ev),)
+            path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
             if ev.kind == "call":
                 inlined = self._inline(ev, (), strict_entry)
                 ops += inlined.ops
@@ -202,7 +208,7 @@ class Tracer:
 
     def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False) -> _Inlined:
         """Inline a call as Dynamo does: the callee's ops, up to its first break."""
-        info = self.env.frame(call.target)
+        info = self.env.frame(call.target)  # type: ignore[arg-type]  # a call event names its target
         # recursion is cut where a frame calls itself with the same inputs; with other constant
         # arguments (`rec(x, n - 1)`) it is followed, as Dynamo does, down to its base case
         if info is None or info.key in stack or len(stack) > MAX_INLINE_DEPTH:
@@ -267,7 +273,7 @@ class Tracer:
         any frame of the chain that cannot resume makes the whole chain fall back.
         """
         frames = path if self.nested and ev.kind == "call" else path[:1]
-        for frame, point in frames:
+        for _frame, point in frames:
             if any(c.kind == "loop" for c in point.ctx) and not point.loop_escapes:
                 return "skipped", Ctx("loop", point.line), None
         if site_event.break_kind == "skip_frame" and ev is site_event:
@@ -276,7 +282,7 @@ class Tracer:
             return "skipped", Ctx("generator", ev.line), None
         if ev.mode in ("attribute", "attribute_dunder"):  # a break under LOAD_ATTR cannot resume
             return "unresumable", Ctx("attribute", ev.line), _outer_block(ev)
-        for frame, point in frames:
+        for _frame, point in frames:
             blocks = [c for c in point.ctx if c.kind in ("try", "with")]
             if blocks:
                 return "unresumable", blocks[-1], _outer_block(point)
@@ -303,7 +309,7 @@ class Tracer:
         if info is None:
             return
         for ev in info.events:
-            if ev.kind == "call":
+            if ev.kind == "call" and ev.target is not None:
                 self.compile_frame(ev.target, chain + (_link(info, ev),), entry)
 
     def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str) -> SiteRecord:
@@ -312,7 +318,7 @@ class Tracer:
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
         site = self.sites.get(key)
         if site is None:
-            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)
+            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)  # type: ignore[arg-type]
         site.times_traced += ev.hits
         return site
 
