@@ -24,6 +24,7 @@ from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
 from .parse import TREES
 from .pipeline import build_project, index_files, parallel_map, paused_gc, run_tasks, scan_jobs, shared_state
+from .registry import bind_catalog
 
 NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
@@ -132,7 +133,7 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
 def _analyse(paths, config, selection, overlay, progress, jobs, program=None) -> Analysis:
     selection = selection or Selection(config.select, config.ignore)
     knowledge = load_profile(config.torch_profile)
-    catalog = load_catalog(config.extra_rules)
+    catalog = bind_catalog(load_catalog(config.extra_rules))
     reported, indexed, skipped = _files(paths, config)
     wanted = {str(p) for p in reported}
     jobs = scan_jobs(jobs, len(indexed))

@@ -55,13 +55,13 @@ class Rule:
     torch: str = ">=2.13"
     fix_safety: str = "none"
     fix_description: str | None = None
-    fix_rewrite: str | None = None  # module in gbreak_lint/fix/ that performs the rewrite
+    fix_rewrite: str | None = None  # module in gbreak_lint/fix/ registered for this code
     suggestion: str | None = None
     trigger: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     break_kind: str = "none"
     unless_config: str | None = None
     gb_code_when: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    check: str | None = None  # structural rules: module in gbreak_lint/checks/
+    check: str | None = None  # structural rules: module in gbreak_lint/checks/ registered for this code
     evidence: str = "torch"  # see EVIDENCE
     source: str = ""
 
@@ -238,7 +238,8 @@ def _validate_fix(path: Path, fix) -> None:
 
 
 def _engine_module(path: Path, key: str, name, package: str) -> None:
-    """A `check:` or `fix.rewrite:` must name a module the engine ships (read by name later)."""
+    """A `check:` or `fix.rewrite:` must name a module the engine ships; registry.bind_catalog
+    then checks that module registered itself for this rule's code."""
     if not isinstance(name, str) or not IDENTIFIER_RE.match(name) or \
             not (PACKAGE / package / f"{name}.py").is_file():
         known = sorted(p.stem for p in (PACKAGE / package).glob("*.py") if not p.stem.startswith("_"))

@@ -145,7 +145,7 @@ def _progress_bar():
 def _run_fixes(paths, config, selection, unsafe: bool, diff_only: bool, quiet: bool) -> int:
     """--diff / --fix: exit 1 when files change (or would), like other pre-commit fixers."""
     from .api import analyse
-    from .fix.engine import fix_paths, write_changes
+    from .autofix import fix_paths, write_changes
     from .report.text import render
 
     report = fix_paths(paths, config, selection, unsafe)

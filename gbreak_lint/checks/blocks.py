@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import FrameRef
 from ..model.predict import Frame, Prediction
+from ..registry import CHECKS
 from .common import diagnostic, short
 
 RULE_FOR_REASON = {"try": "graph-break-in-try-block", "with": "graph-break-in-with-block",
@@ -12,6 +13,7 @@ RULE_FOR_REASON = {"try": "graph-break-in-try-block", "with": "graph-break-in-wi
                    "attribute": "graph-break-in-attribute-access"}
 
 
+@CHECKS.register("GBL102", "GBL103", "GBL104", "GBL105", "GBL106")
 def run(rule, prediction: Prediction):
     for frame in prediction.frames:
         if RULE_FOR_REASON.get(frame.reason) != rule.name:

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from ..diagnostics import short_name
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .advice import advice, line_span
 
-USES_THRESHOLDS = True
 
-
+@CHECKS.register("GBL404", uses_thresholds=True)
 def run(rule, prediction: Prediction, thresholds):
     for stat in prediction.function_stats:
         if stat.is_entry or stat.breaks < thresholds.disable_min_breaks or stat.ops > thresholds.disable_max_ops:

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from ..diagnostics import short_name
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .advice import advice
 
 
+@CHECKS.register("GBL402")
 def run(rule, prediction: Prediction):
     for wrapped in prediction.wrapped:
         yield advice(rule, wrapped.path, wrapped.span,

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, FrameRef, Span, short_name
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .common import fix_of
 
 
+@CHECKS.register("GBL322")
 def run(rule, prediction: Prediction):
     for gen in prediction.generator_entries:
         yield Diagnostic(

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from ..diagnostics import FrameRef
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .common import diagnostic, short
 
 
+@CHECKS.register("GBL101")
 def run(rule, prediction: Prediction):
     for frame in prediction.frames:
         if frame.reason != "loop":

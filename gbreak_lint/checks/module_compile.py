@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .advice import advice, line_span
 
 
+@CHECKS.register("GBL401")
 def run(rule, prediction: Prediction):
     for entry in prediction.entries:
         if entry.how != "torch.compile(module)":

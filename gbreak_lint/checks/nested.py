@@ -4,11 +4,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .common import chain_text, diagnostic
 
-USES_THRESHOLDS = True
 
-
+@CHECKS.register("GBL201", uses_thresholds=True)
 def run(rule, prediction: Prediction, thresholds):
     ops = {s.qualname: s.ops for s in prediction.function_stats}
     entries = {e.function for e in prediction.entries}

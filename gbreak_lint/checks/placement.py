@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import short_name
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .advice import advice
 
 WHAT = {"training-loop": "runs the training/eval loop ({detail} inside it)",
@@ -10,6 +11,7 @@ WHAT = {"training-loop": "runs the training/eval loop ({detail} inside it)",
         "file-io": "does file I/O ({detail})"}
 
 
+@CHECKS.register("GBL403")
 def run(rule, prediction: Prediction):
     for issue in prediction.placement:
         what = WHAT[issue.what].replace("{detail}", issue.detail)

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .common import diagnostic
 
 REGION = {"fullgraph": "fullgraph=True", "error_on_graph_break": "error_on_graph_break(True)",
           "higher_order_op": "a higher-order op (torch.cond) that must be captured whole"}
 
 
+@CHECKS.register("GBL501")
 def run(rule, prediction: Prediction):
     seen = set()
     for failure in prediction.strict_failures:

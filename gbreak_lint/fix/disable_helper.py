@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..registry import REWRITES
 from . import enclosing, replace_node
 
 DECORATOR = "torch.compiler.disable"
 
 
+@REWRITES.register("GBL201")
 def rewrite(parsed, d):
     defs = enclosing(parsed, d.span.line, (cst.FunctionDef,))
     if not defs:

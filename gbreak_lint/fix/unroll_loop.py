@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model.tensors import target_names
+from ..registry import REWRITES
 from . import enclosing, replace_with_statements
 
 MAX_UNROLL = 8
@@ -21,6 +22,7 @@ FORBIDDEN = (cst.Break, cst.Continue, cst.Return, cst.Yield, cst.Await, cst.Glob
              cst.FunctionDef, cst.ClassDef)
 
 
+@REWRITES.register("GBL101")
 def rewrite(parsed, d):
     defs = enclosing(parsed, d.span.line, (cst.FunctionDef,))
     loops = [n for n in enclosing(parsed, d.span.line, (cst.For,))]

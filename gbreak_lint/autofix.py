@@ -1,5 +1,8 @@
 """Apply the rewrites rules declare (`fix: {rewrite: ...}`), re-analysing until the code converges.
 
+It sits above api.py (it re-runs the whole analysis after each rewrite), so fix/ itself never
+imports the pipeline.
+
 One fix per file per round: every rewrite sees positions of the code it edits. Edits live in
 an overlay until the end, so `--diff` and `--fix` walk the same path; files are written
 atomically (temp file + rename), keeping their encoding and newline style (libcst round-trips
@@ -11,14 +14,14 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..api import Selection, analyse
-from ..catalog import Catalog
-from ..config import Config
-from ..diagnostics import Diagnostic, FileError
-from ..files import atomic_write
-from ..parse import parse_source
-from ..report import relpath
-from . import try_rewrite
+from .api import Selection, analyse
+from .catalog import Catalog
+from .config import Config
+from .diagnostics import Diagnostic, FileError
+from .files import atomic_write
+from .parse import parse_source
+from .report import relpath
+from .fix import try_rewrite
 
 MAX_ROUNDS = 25
 
