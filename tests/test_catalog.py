@@ -124,6 +124,8 @@ def _user_rule(tmp_path, **changes):
     ({"fix": {"safty": "safe"}}, "fix.safty"),
     ({"gb_code": ["GB0059"]}, "gb_code"),
     ({"gb_codes": ["0059"]}, "gb_codes"),
+    ({"message": "`{fucntion}()` breaks the graph"}, "fucntion"),
+    ({"message": "a dict {literal} breaks"}, "literal"),
 ])
 def test_rule_typos_fail_at_load_time(tmp_path, changes, named):
     folder = _user_rule(tmp_path, **changes)

@@ -6,7 +6,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "gbreak_lint"
 # stage -> the stages it must not import
-ORDER = ["files", "diagnostics", "config", "discover", "positions", "walk", "parse", "knowledge", "catalog", "registry", "index",
+ORDER = ["files", "diagnostics", "vocab", "config", "discover", "positions", "walk", "parse", "knowledge", "catalog", "registry", "index",
          "model", "pipeline", "checks", "report", "fix", "api", "autofix", "baseline", "verify", "cli"]
 
 

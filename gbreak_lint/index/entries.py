@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..diagnostics import Span
 from ..knowledge import Knowledge
+from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .project import SAME_INSTANCE_METHODS, ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
@@ -346,7 +347,7 @@ def named_entries(project: ProjectIndex, specs: tuple[str, ...]) -> tuple[EntryP
         fn = project.function(f"{module}.{path}")
         if fn is None:
             raise EntrySpecError(f"entry point '{spec}' does not name a function of the project")
-        out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "named entry point"))
+        out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, NAMED_ENTRY))
     return tuple(out)
 
 
@@ -361,6 +362,6 @@ def module_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: s
                 continue
             fn = project.method(cls, "forward")
             if fn is not None:
-                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "assumed compiled (nn.Module)",
+                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, ASSUMED_ENTRY,
                                       self_class=cls.qualname))
     return tuple(out)

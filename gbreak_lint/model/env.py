@@ -6,6 +6,7 @@ from collections import defaultdict
 from ..catalog import Catalog
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
+from ..vocab import EventKind
 from .compiling import CompileTimeValues
 from .types import FrameInfo, FrameKey
 
@@ -80,7 +81,7 @@ class ModelEnv:
         counts: dict[str, int] = {}
         for key, info in self._frames.items():
             if info is not None:
-                ops = sum(1 for e in info.events if e.kind == "op")
+                ops = sum(1 for e in info.events if e.kind == EventKind.OP)
                 counts[key.qualname] = max(ops, counts.get(key.qualname, 0))
         return counts
 

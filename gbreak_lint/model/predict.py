@@ -12,6 +12,7 @@ from ..index import internal_error
 from ..index.entries import ConfigSet, EntryPoint, WrappedCompile
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
+from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
 from .env import ModelEnv
 from .placement import PlacementIssue, placement_issues
 from .entry_values import entry_variants
@@ -46,8 +47,8 @@ class Frame:
     qualname: str
     name: str
     def_line: int
-    outcome: str  # "skipped" | "partial" | "resume-skipped" | "resume-partial"
-    reason: str
+    outcome: Outcome
+    reason: BlockKind
     label: str
     break_line: int
     break_span: Span
@@ -60,7 +61,7 @@ class Frame:
 class StrictFailure:
     site: Site
     entry: str
-    reason: str
+    reason: StrictReason
     line: int
 
 
@@ -100,7 +101,7 @@ class Prediction:
     function_stats: tuple[FunctionStat, ...] = ()  # breaks and ops per compiled function
 
 
-LIBRARY_ENTRY_KINDS = frozenset({"assumed compiled (nn.Module)", "named entry point"})
+LIBRARY_ENTRY_KINDS = frozenset({ASSUMED_ENTRY, NAMED_ENTRY})
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
         op_counts=tuple((name, ops.get(name, 0)) for name in sorted(tracer.reached)),
         generators=tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
                          for e, fn in functions if fn is not None and fn.is_generator),
-        placement=tuple(issue for e, fn in functions if fn is not None and e.how != "named entry point"
+        placement=tuple(issue for e, fn in functions if fn is not None and e.how != NAMED_ENTRY
                         for issue in placement_issues(project, fn)),
         library=task.library)
 
