@@ -91,14 +91,13 @@ CORPUS_SAMPLE = ["c02_nested_depth1", "c08_try_except", "c10_custom_ctx", "c18_d
 @pytest.mark.parametrize("case", CORPUS_SAMPLE)
 def test_oracle_agrees_with_shared_corpus(case, tmp_path):
     """Our labelling helper records what the corpus' own oracle recorded."""
-    from conftest import CORPUS
+    from conftest import corpus_or_skip
 
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus not present")
+    corpus = corpus_or_skip()
     program = tmp_path / f"{case}.py"
-    program.write_text((CORPUS / f"{case}.py").read_text())
+    program.write_text((corpus / f"{case}.py").read_text())
     ours = label(program, tmp_path, [None], timeout=600)
-    theirs = json.loads((CORPUS / f"{case}.expected.json").read_text())
+    theirs = json.loads((corpus / f"{case}.expected.json").read_text())
     ours, theirs = summary(ours), summary(theirs)
     assert ours["sites"] == theirs["sites"]
     assert ours["partial"] == theirs["partial"]
