@@ -24,7 +24,7 @@ TRIGGER_KEYS = frozenset({
 CAUSE_CHECKS = frozenset({"data_dependent_branch", "disabled_call", "disallowed_call", "dynamic_shape_index",
                           "unsupported_context_manager"})
 TOP_KEYS = frozenset(REQUIRED) | {"gb_codes", "docs", "torch", "suggestion", "fix", "break", "trigger",
-                                  "unless_config", "gb_code_when", "check", "evidence"}
+                                  "unless_config", "gb_code_when", "check", "evidence", "torch_shows"}
 FIX_KEYS = frozenset({"safety", "description", "rewrite"})
 FIX_SAFETIES = ("none", "safe", "unsafe")
 GB_CODE_RE = re.compile(r"^GB\d{4}$")
@@ -35,6 +35,11 @@ BREAK_KINDS = tuple(k.value for k in BreakKind)
 # What shows a rule's example does what it says: a torch run, PyTorch's docs (advice), or
 # Python's own parser (syntax errors).
 EVIDENCE = ("torch", "docs", "python")
+# With evidence: torch, what a torch run of the example shows (tests/test_real_torch.py): a
+# break with one of gb_codes (the default), a frame of that skip category (not a resume
+# function's, or any), an unresumable break (frame skipped or compiled partially), a break
+# site traced more than once, a compile error, or no break at all.
+TORCH_SHOWS_RE = re.compile(r"^(gb_code|unresumable|retraced|hard_error|no_break|(skipped|skipped_or_resume):[a-z_]+)$")
 DOCS_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
 
@@ -85,6 +90,7 @@ class Rule:
     gb_code_when: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     check: str | None = None  # structural rules: module in gbreak_lint/checks/ registered for this code
     evidence: str = "torch"  # see EVIDENCE
+    torch_shows: str = "gb_code"  # see TORCH_SHOWS_RE
     source: str = ""
 
     @property
@@ -181,7 +187,8 @@ def _load_rule(path: Path) -> Rule:
         trigger=MappingProxyType(dict(data.get("trigger") or {})),
         break_kind=BreakKind(data.get("break", "none")), unless_config=data.get("unless_config"),
         gb_code_when=MappingProxyType(dict(data.get("gb_code_when") or {})),
-        check=data.get("check"), evidence=data.get("evidence", "torch"), source=str(path),
+        check=data.get("check"), evidence=data.get("evidence", "torch"),
+        torch_shows=data.get("torch_shows", "gb_code"), source=str(path),
     )
 
 
@@ -198,6 +205,8 @@ def _validate(path: Path, data: dict) -> None:
         raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
     if data.get("evidence", "torch") not in EVIDENCE:
         raise CatalogError(f"{path}: evidence must be one of {', '.join(EVIDENCE)}")
+    if not TORCH_SHOWS_RE.match(str(data.get("torch_shows", "gb_code"))):
+        raise CatalogError(f"{path}: torch_shows must match {TORCH_SHOWS_RE.pattern}")
     when = data.get("gb_code_when") or {}
     if set(when) - {"integer_receiver", "numpy_argument"} or \
             any(code not in (data.get("gb_codes") or ()) for code in when.values()):

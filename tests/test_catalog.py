@@ -126,6 +126,7 @@ def _user_rule(tmp_path, **changes):
     ({"gb_codes": ["0059"]}, "gb_codes"),
     ({"message": "`{fucntion}()` breaks the graph"}, "fucntion"),
     ({"message": "a dict {literal} breaks"}, "literal"),
+    ({"torch_shows": "skiped:graph_break_in_loop"}, "torch_shows"),
 ])
 def test_rule_typos_fail_at_load_time(tmp_path, changes, named):
     folder = _user_rule(tmp_path, **changes)
