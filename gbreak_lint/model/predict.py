@@ -227,10 +227,12 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
             op_counts[name] = max(ops, op_counts.get(name, 0))
     generators = tuple(g for r in results for g in r.generators)
     placement = tuple(dict.fromkeys(p for r in results for p in r.placement))
-    return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached),
-                      tuple(errors), generators, configs, wrapped, placement,
-                      tuple(sorted(k for k, used in relaxations.items() if not used)),
-                      _function_stats(project, entries, sites, op_counts))
+    return Prediction(
+        entries=entries, sites=tuple(sites), frames=tuple(frames), strict_failures=tuple(failures),
+        nested_graph_breaks=nested, reached=frozenset(reached), errors=tuple(errors),
+        generator_entries=generators, configs=configs, wrapped=wrapped, placement=placement,
+        unused_relaxations=tuple(sorted(k for k, used in relaxations.items() if not used)),
+        function_stats=_function_stats(project, entries, sites, op_counts))
 
 
 def _function_stats(project, entries, sites, op_counts) -> tuple[FunctionStat, ...]:
@@ -325,12 +327,17 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
     return {name: roots.setdefault(find(name), len(roots)) for name in project.modules}
 
 
+# The tracer's records are mutable while it runs (a site's times_traced grows with each frame
+# that traces it) and hold the model's own objects (events, frame infos); the Prediction holds
+# frozen, plain snapshots of them, which is what crosses processes and what checks read.
 def _freeze(r: SiteRecord) -> Site:
-    return Site(r.rule, r.gb_code, r.path, r.event.span, r.frame.qualname, r.frame.name,
-                r.times_traced, r.chain, r.entry, frozenset(r.outcomes), r.event.detail)
+    return Site(rule=r.rule, gb_code=r.gb_code, path=r.path, span=r.event.span, function=r.frame.qualname,
+                frame_name=r.frame.name, times_traced=r.times_traced, chain=r.chain, entry=r.entry,
+                outcomes=frozenset(r.outcomes), detail=r.event.detail)
 
 
 def _frame(o: FrameOutcome, site: Site) -> Frame:
     f = o.frame
-    return Frame(f.path, f.qualname, f.name, f.def_line, o.outcome, o.reason, o.label, o.break_event.line,
-                 o.break_event.span, o.block_line, o.ops_before, site)
+    return Frame(path=f.path, qualname=f.qualname, name=f.name, def_line=f.def_line, outcome=o.outcome,
+                 reason=o.reason, label=o.label, break_line=o.break_event.line, break_span=o.break_event.span,
+                 block_line=o.block_line, ops_before=o.ops_before, site=site)

@@ -244,7 +244,7 @@ class CallResolver:
         return qual is not None and any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes)
 
     def is_nn_module(self, cls: ClassInfo) -> bool:
-        return bool(self.project.external_bases(cls) & self.k.nn_module_bases)
+        return is_nn_module(self.project, self.k, cls)
 
     def function_value(self, expr: cst.BaseExpression) -> FnValue | None:
         return self.callables.value(expr, self.module, self.function, self.bindings, self.local_functions)
@@ -321,20 +321,26 @@ class CallResolver:
         text = cst.Module([]).code_for_node(expr)
         return f"{owner}:{text}"
 
-    def holds_parameters(self, cls: ClassInfo) -> bool:
-        """Does an instance own parameters (a torch layer, nn.Parameter, or such a sub-module)?"""
-        for holder in self.project.mro(cls):
-            module = self.project.modules[holder.module]
-            for value in holder.attributes.values():
-                if not isinstance(value, cst.Call):
-                    continue
-                qual = self.project.qualify(value.func, module) or ""
-                if any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes):
-                    return True
-                sub = self.project.klass(qual)
-                if sub is not None and sub is not cls and self.is_nn_module(sub):
-                    return True
-        return False
+
+# Questions about a class, not about a call site: no function's scope is needed to answer them.
+def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
+    return bool(project.external_bases(cls) & knowledge.nn_module_bases)
+
+
+def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
+    """Does an instance own parameters (a torch layer, nn.Parameter, or such a sub-module)?"""
+    for holder in project.mro(cls):
+        module = project.modules[holder.module]
+        for value in holder.attributes.values():
+            if not isinstance(value, cst.Call):
+                continue
+            qual = project.qualify(value.func, module) or ""
+            if any(qual.startswith(p + ".") for p in knowledge.torch_module_prefixes):
+                return True
+            sub = project.klass(qual)
+            if sub is not None and sub is not cls and is_nn_module(project, knowledge, sub):
+                return True
+    return False
 
 
 def _starred_items(expr: cst.BaseExpression) -> list:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import ChainLink
 from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, EventKind, Fate, Outcome, StrictReason
 from .env import ModelEnv
-from .resolve import CallResolver
+from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
 from .values import Const
 
@@ -133,7 +133,7 @@ class Tracer:
         fn = self.env.project.function(info.qualname)
         if fn is not None and fn.class_qualname is not None:
             cls = self.env.project.klass(fn.class_qualname)
-            if cls is not None and self._resolver_for(fn).is_nn_module(cls):
+            if cls is not None and is_nn_module(self.env.project, self.env.knowledge, cls):
                 return True  # `self` is an nn.Module
         return False
 
@@ -148,13 +148,10 @@ class Tracer:
         fn = self.env.project.function(key.qualname)
         owner = key.self_class or (fn.class_qualname if fn else None)
         cls = self.env.project.klass(owner) if fn and owner else None
-        if cls is None or not self._resolver_for(fn).holds_parameters(cls):
+        if cls is None or not holds_parameters(self.env.project, self.env.knowledge, cls):
             return False
         self.generalized = True
         return True
-
-    def _resolver_for(self, fn) -> CallResolver:
-        return CallResolver(self.env.project, self.env.knowledge, self.env.project.modules[fn.module], fn, {})
 
     def _retrace(self, key: FrameKey, chain, entry: str, strict_entry: bool) -> None:
         """A recompilation of a frame seen before (unknown code has no events: nothing to trace)."""
