@@ -11,7 +11,7 @@ from typing import Mapping
 import yaml
 
 from .diagnostics import KINDS, SEVERITIES
-from .vocab import BreakKind
+from .vocab import BreakKind, CauseCheck
 
 CODE_RE = re.compile(r"^GBL\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -21,8 +21,7 @@ TRIGGER_KEYS = frozenset({
     "logger_method", "tensor_attribute_assign", "check",
 })
 # Break causes the model finds by analysis rather than by a name table (`trigger: {check: ...}`).
-CAUSE_CHECKS = frozenset({"data_dependent_branch", "disabled_call", "disallowed_call", "dynamic_shape_index",
-                          "unsupported_context_manager"})
+CAUSE_CHECKS = frozenset(c.value for c in CauseCheck)
 TOP_KEYS = frozenset(REQUIRED) | {"gb_codes", "docs", "torch", "suggestion", "fix", "break", "trigger",
                                   "unless_config", "gb_code_when", "check", "evidence", "torch_shows"}
 FIX_KEYS = frozenset({"safety", "description", "rewrite"})

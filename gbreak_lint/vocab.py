@@ -65,6 +65,17 @@ class CallMode(Vocab):
     DUNDER = "dunder"  # __setattr__ / a property setter
 
 
+class CauseCheck(Vocab):
+    """Break causes the model finds by analysis rather than by name (a rule's
+    `trigger: {check: ...}`); model/causes.py and model/events.py look their rules up by these."""
+
+    DATA_DEPENDENT_BRANCH = "data_dependent_branch"
+    DISABLED_CALL = "disabled_call"
+    DISALLOWED_CALL = "disallowed_call"
+    DYNAMIC_SHAPE_INDEX = "dynamic_shape_index"
+    UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
+
+
 class Fate(Vocab):
     """What a break does to the frame holding it, before checkpoint arithmetic (model.trace)."""
 

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
-from ..vocab import EventKind, BlockKind, CallMode
+from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .attributes import getattr_override, property_getter, setattr_override
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
@@ -24,10 +24,10 @@ class CauseMatcher:
         self.k = env.knowledge
 
     # -- catalog access --------------------------------------------------------------
-    def rule_for_check(self, check: str):
+    def rule_for_check(self, check: CauseCheck):
         return self.env.checks.get(check)
 
-    def check_enabled(self, check: str) -> bool:
+    def check_enabled(self, check: CauseCheck) -> bool:
         rule = self.env.checks.get(check)
         return rule is not None and not self.env.flag(rule.unless_config)
 
@@ -63,8 +63,8 @@ class CauseMatcher:
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
         qual = b.resolver.qualify(node.func)
-        if qual in self.env.disallowed and self.check_enabled("disallowed_call"):
-            b.emit_break(self.rule_for_check("disallowed_call"), node, detail=qual)
+        if qual in self.env.disallowed and self.check_enabled(CauseCheck.DISALLOWED_CALL):
+            b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
             return
         if self._disabled_instance(node):
             return
@@ -338,7 +338,7 @@ class CauseMatcher:
         arguments[name] = known if known is not None else PASSED_UNKNOWN
 
     def _emit_disabled(self, node: cst.Call, how: str, detail: str) -> None:
-        rule = self.rule_for_check("disabled_call")
+        rule = self.rule_for_check(CauseCheck.DISABLED_CALL)
         if rule is not None:
             self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
 
@@ -436,7 +436,7 @@ class CauseMatcher:
         qual = b.resolver.qualify(func)
         line = b.line(with_node)
         if qual in self.k.breaking_context_managers:
-            rule = self.rule_for_check("unsupported_context_manager")
+            rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)
             if rule is not None:
                 b.emit_break(rule, item, gb_code=self.k.breaking_context_managers[qual], detail=qual)
                 return None

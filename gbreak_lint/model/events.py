@@ -7,7 +7,7 @@ from typing import TypeGuard
 import libcst as cst
 
 from ..index.symbols import FunctionInfo, ModuleIndex
-from ..vocab import EventKind, BlockKind, CallMode
+from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
@@ -328,8 +328,8 @@ class FrameBuilder:
             return
         masks = [el.slice.value for el in node.slice
                  if isinstance(el.slice, cst.Index) and self.scope.is_bool_tensor(el.slice.value)]
-        if masks and self.causes.check_enabled("dynamic_shape_index"):
-            self.emit_break(self.causes.rule_for_check("dynamic_shape_index"), node)
+        if masks and self.causes.check_enabled(CauseCheck.DYNAMIC_SHAPE_INDEX):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
         else:
             self.emit(EventKind.OP, node)
 
@@ -341,8 +341,8 @@ class FrameBuilder:
             return
         if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return
-        if self.scope.is_tensor(test) and self.causes.check_enabled("data_dependent_branch"):
-            self.emit_break(self.causes.rule_for_check("data_dependent_branch"), test, hits=hits)
+        if self.scope.is_tensor(test) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), test, hits=hits)
 
     def call(self, node: cst.Call) -> None:
         func = node.func
