@@ -71,3 +71,11 @@ def test_every_subpackage_is_packaged():
     listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     actual = {".".join(p.parent.relative_to(PKG.parent).parts) for p in PKG.rglob("__init__.py")}
     assert actual <= listed, sorted(actual - listed)
+
+
+def test_modules_are_imported_by_name_only_by_the_registry():
+    """Checks and rewrites are found by listing their package (registry.py); no other module
+    imports a module whose name it computed (a name read from a rule file, say)."""
+    dynamic = [p.relative_to(PKG).as_posix() for p in PKG.rglob("*.py")
+               if "import_module(" in p.read_text() or "__import__(" in p.read_text()]
+    assert dynamic == ["registry.py"]
