@@ -167,7 +167,8 @@ def main(argv=None) -> int:
         raise SystemExit("difftest: --programs N (N > 0) or --matrix CAUSE is required")
     out = args.out.resolve()
     (out / "programs").mkdir(parents=True, exist_ok=True)
-    st = Settings(out=out, seed=args.seed, linter_src=args.linter_src.resolve(), shrink_steps=args.shrink_steps, check_every=args.check_every, timeout=args.timeout)
+    st = Settings(out=out, seed=args.seed, linter_src=args.linter_src.resolve(), shrink_steps=args.shrink_steps,
+                  check_every=args.check_every, timeout=args.timeout)
     if args.matrix:
         return _matrix(args, st)
     start = time.perf_counter()

@@ -28,6 +28,7 @@ from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
 from .parse import TREES
 from .pipeline import build_project, index_files, parallel_map, paused_gc, run_tasks, scan_jobs, shared_state
+from .registry import bind_catalog
 
 NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 IGNORE_RE = re.compile(r"#\s*gbreak-lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
@@ -90,12 +91,12 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     if store:
         store.keep_file_stats(digests, known)
     key = cache.cache_key(fingerprint, digests, reported) if store and fingerprint else None
-    full = store.load_result(key) if key else None
+    full = store.load_result(key) if store and key else None
     if full is None:
         full = analyse(paths, config, selection, progress=progress, jobs=jobs,
                        store=store if fingerprint else None, digests=digests,
                        files=(reported, indexed, skipped)).result
-        if key:
+        if store and key:
             store.store_result(key, full)
     wanted = {str(p) for p in reported} | {e.path for e in skipped}
     if _installed(config) is not None:  # findings inside installed packages, reached from these files
@@ -149,7 +150,7 @@ def analyse(paths: list[Path], config: Config, selection: Selection | None = Non
 
 def _analyse(paths, config, selection, overlay, progress, jobs, program, store, digests, files) -> Analysis:
     knowledge = load_profile(config.torch_profile)
-    catalog = load_catalog(config.extra_rules)
+    catalog = bind_catalog(load_catalog(config.extra_rules))
     reported, indexed, skipped = files if files is not None else _files(paths, config)
     wanted = {str(p) for p in reported}
     clock = Stopwatch()
@@ -186,7 +187,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     clock.lap(f"{len(tasks)} Dynamo tasks ({runs.reused} reused)")
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
-    library = getattr(index.project.modules, "library_paths", set())
+    library: set[str] = getattr(index.project.modules, "library_paths", set())
     diagnostics += [d if d.path not in library else _in_library(d, library)
                     for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
     diagnostics += [d for path, d, _ in _load_failures(index) if d is not None and path in wanted]

@@ -165,6 +165,7 @@ class SignedStore:
             return
 
     def _mac(self, data: bytes) -> str:
+        assert self.secret is not None  # load/store return early without one
         return hmac.new(self.secret, data, hashlib.sha256).hexdigest()
 
 
@@ -185,8 +186,8 @@ class ProjectStore:
 
     def file_stats(self) -> dict:
         """path -> [stat key, content digest], as the last run saw the files."""
-        body = self.summaries.read("stats.json") or {}
-        return body.get("files") if isinstance(body.get("files"), dict) else {}
+        files = (self.summaries.read("stats.json") or {}).get("files")
+        return files if isinstance(files, dict) else {}
 
     def keep_file_stats(self, digests: dict[str, str], known: dict) -> None:
         files = {path: [stat_key(Path(path)), digest] for path, digest in digests.items()}

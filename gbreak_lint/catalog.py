@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -10,6 +11,7 @@ from typing import Mapping
 import yaml
 
 from .diagnostics import KINDS, SEVERITIES
+from .vocab import BreakKind, CauseCheck
 
 CODE_RE = re.compile(r"^GBL\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -19,21 +21,45 @@ TRIGGER_KEYS = frozenset({
     "logger_method", "tensor_attribute_assign", "check",
 })
 # Break causes the model finds by analysis rather than by a name table (`trigger: {check: ...}`).
-CAUSE_CHECKS = frozenset({"data_dependent_branch", "disabled_call", "disallowed_call", "dynamic_shape_index",
-                          "unsupported_context_manager"})
+CAUSE_CHECKS = frozenset(c.value for c in CauseCheck)
 TOP_KEYS = frozenset(REQUIRED) | {"gb_codes", "docs", "torch", "suggestion", "fix", "break", "trigger",
-                                  "unless_config", "gb_code_when", "check", "evidence"}
+                                  "unless_config", "gb_code_when", "check", "evidence", "torch_shows"}
 FIX_KEYS = frozenset({"safety", "description", "rewrite"})
 FIX_SAFETIES = ("none", "safe", "unsafe")
 GB_CODE_RE = re.compile(r"^GB\d{4}$")
 DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 PACKAGE = Path(__file__).resolve().parent
-BREAK_KINDS = ("resumable", "skip_frame", "unresumable", "none")
+BREAK_KINDS = tuple(k.value for k in BreakKind)
 # What shows a rule's example does what it says: a torch run, PyTorch's docs (advice), or
 # Python's own parser (syntax errors).
 EVIDENCE = ("torch", "docs", "python")
+# With evidence: torch, what a torch run of the example shows (tests/test_real_torch.py): a
+# break with one of gb_codes (the default), a frame of that skip category (not a resume
+# function's, or any), an unresumable break (frame skipped or compiled partially), a break
+# site traced more than once, a compile error, or no break at all.
+TORCH_SHOWS_RE = re.compile(r"^(gb_code|unresumable|retraced|hard_error|no_break|(skipped|skipped_or_resume):[a-z_]+)$")
 DOCS_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+
+
+# The fields a rule's `message` may use (str.format syntax), each with one meaning. A check
+# fills those it knows; the catalog rejects any other name, so a typo fails at load time.
+MESSAGE_FIELDS = {
+    "function": "the function the finding is about: the frame skipped or compiled partially, the entry point",
+    "callee": "the function or method a break site calls (`print`, `warning`), or the generator a frame consumes",
+    "outcome": "what Dynamo does to the frame (skips it, compiles it up to a checkpoint)",
+    "label": "the context manager of a `with` block",
+    "times": "how many times a break site is traced",
+    "chain": "the call chain from the entry point to the break site",
+    "frames": "how many frames the call chain has",
+    "breaks": "how many breaks a function has",
+    "ops": "how many tensor ops a function has",
+    "region": "the strict region a break is in (fullgraph=True, error_on_graph_break(True), ...)",
+    "name": "the variable a compiled module is assigned to",
+    "wrapper": "the distributed wrapper class (DistributedDataParallel, ...)",
+    "what": "what a compiled function does that should stay outside it (a training loop, file I/O)",
+    "message": "the parser's own message (syntax errors)",
+}
 
 
 class CatalogError(ValueError):
@@ -55,14 +81,15 @@ class Rule:
     torch: str = ">=2.13"
     fix_safety: str = "none"
     fix_description: str | None = None
-    fix_rewrite: str | None = None  # module in gbreak_lint/fix/ that performs the rewrite
+    fix_rewrite: str | None = None  # module in gbreak_lint/fix/ registered for this code
     suggestion: str | None = None
     trigger: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
-    break_kind: str = "none"
+    break_kind: BreakKind = BreakKind.NONE
     unless_config: str | None = None
     gb_code_when: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    check: str | None = None  # structural rules: module in gbreak_lint/checks/
+    check: str | None = None  # structural rules: module in gbreak_lint/checks/ registered for this code
     evidence: str = "torch"  # see EVIDENCE
+    torch_shows: str = "gb_code"  # see TORCH_SHOWS_RE
     source: str = ""
 
     @property
@@ -157,9 +184,10 @@ def _load_rule(path: Path) -> Rule:
         fix_description=fix.get("description"), fix_rewrite=fix.get("rewrite"),
         suggestion=data.get("suggestion"),
         trigger=MappingProxyType(dict(data.get("trigger") or {})),
-        break_kind=data.get("break", "none"), unless_config=data.get("unless_config"),
+        break_kind=BreakKind(data.get("break", "none")), unless_config=data.get("unless_config"),
         gb_code_when=MappingProxyType(dict(data.get("gb_code_when") or {})),
-        check=data.get("check"), evidence=data.get("evidence", "torch"), source=str(path),
+        check=data.get("check"), evidence=data.get("evidence", "torch"),
+        torch_shows=data.get("torch_shows", "gb_code"), source=str(path),
     )
 
 
@@ -176,6 +204,8 @@ def _validate(path: Path, data: dict) -> None:
         raise CatalogError(f"{path}: break must be one of {', '.join(BREAK_KINDS)}")
     if data.get("evidence", "torch") not in EVIDENCE:
         raise CatalogError(f"{path}: evidence must be one of {', '.join(EVIDENCE)}")
+    if not TORCH_SHOWS_RE.match(str(data.get("torch_shows", "gb_code"))):
+        raise CatalogError(f"{path}: torch_shows must match {TORCH_SHOWS_RE.pattern}")
     when = data.get("gb_code_when") or {}
     if set(when) - {"integer_receiver", "numpy_argument"} or \
             any(code not in (data.get("gb_codes") or ()) for code in when.values()):
@@ -186,6 +216,7 @@ def _validate(path: Path, data: dict) -> None:
     if not data.get("trigger") and not data.get("check") and data["kind"] != "syntax-error":
         raise CatalogError(f"{path}: a rule needs a trigger (break cause) or a check (structural)")
     _validate_keys(path, data)
+    _validate_message(path, str(data["message"]))
     _validate_trigger(path, data.get("trigger"))
     _validate_fix(path, data.get("fix"))
     if data.get("check") is not None:
@@ -204,6 +235,16 @@ def _validate_keys(path: Path, data: dict) -> None:
             raise CatalogError(f"{path}: '{key}' must be a string")
     if data.get("unless_config") is not None and not IDENTIFIER_RE.match(data["unless_config"]):
         raise CatalogError(f"{path}: unless_config must name a torch._dynamo.config flag")
+
+
+def _validate_message(path: Path, message: str) -> None:
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(message) if name is not None}
+    except ValueError as err:
+        raise CatalogError(f"{path}: message: {err} (a literal brace is written {{{{ or }}}})") from err
+    unknown = sorted(fields - set(MESSAGE_FIELDS))
+    if unknown:
+        raise CatalogError(f"{path}: message field '{{{unknown[0]}}}' is unknown (known: {', '.join(MESSAGE_FIELDS)})")
 
 
 def _validate_trigger(path: Path, trigger) -> None:
@@ -238,7 +279,8 @@ def _validate_fix(path: Path, fix) -> None:
 
 
 def _engine_module(path: Path, key: str, name, package: str) -> None:
-    """A `check:` or `fix.rewrite:` must name a module the engine ships (read by name later)."""
+    """A `check:` or `fix.rewrite:` must name a module the engine ships; registry.bind_catalog
+    then checks that module registered itself for this rule's code."""
     if not isinstance(name, str) or not IDENTIFIER_RE.match(name) or \
             not (PACKAGE / package / f"{name}.py").is_file():
         known = sorted(p.stem for p in (PACKAGE / package).glob("*.py") if not p.stem.startswith("_"))

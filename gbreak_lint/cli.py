@@ -146,7 +146,7 @@ def _progress_bar():
 def _run_fixes(paths, config, selection, unsafe: bool, diff_only: bool, quiet: bool) -> int:
     """--diff / --fix: exit 1 when files change (or would), like other pre-commit fixers."""
     from .api import analyse
-    from .fix.engine import fix_paths, write_changes
+    from .autofix import fix_paths, write_changes
     from .report.text import render
 
     report = fix_paths(paths, config, selection, unsafe)
@@ -221,7 +221,7 @@ def _touches(tree: dict, prediction, files: set[str]) -> bool:
     entry = next(e for e in prediction.entries if e.function == tree["entry"])
     if str(Path(entry.path).resolve()) in files:
         return True
-    return any(s.entry == tree["entry"] and any(str(Path(l.path).resolve()) in files for l in s.chain)
+    return any(s.entry == tree["entry"] and any(str(Path(link.path).resolve()) in files for link in s.chain)
                for s in prediction.sites)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found]
 
 SEVERITY_LEVELS = {"info": 0, "warning": 1, "error": 2}
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")

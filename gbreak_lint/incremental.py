@@ -43,7 +43,7 @@ class Snapshot:
     def read_set(self, names) -> dict[str, str]:
         return {name: self.digest_of(name) for name in sorted(names)}
 
-    def still(self, reads: dict) -> bool:
+    def still(self, reads: object) -> bool:
         return isinstance(reads, dict) and all(self.digest_of(n) == d for n, d in reads.items())
 
 

@@ -393,7 +393,7 @@ def label(program: Path, root: Path, configs: list[str | None], timeout: float,
           args: list[str] | None = None) -> dict:
     import torch  # noqa: F401 - fail early and clearly when torch is missing
 
-    result = {"case": program.relative_to(root).as_posix(), "oracle": "gbreak-lint",
+    result: dict = {"case": program.relative_to(root).as_posix(), "oracle": "gbreak-lint",
               "python": ".".join(map(str, sys.version_info[:3])), "configs": {}}
     for nested in configs:
         with tempfile.TemporaryDirectory() as tmp:

@@ -111,7 +111,7 @@ class ParsedModule:
 Anchor = tuple  # (def/class node, line of its name): where a definition's positions are anchored
 
 
-def _positions_of(path: Path, compute, *args) -> Positions | None:
+def _positions_of(path: Path, compute, *args) -> Positions:
     try:
         return compute(*args)
     except RecursionError:
@@ -211,7 +211,7 @@ TREES = TreeStore()
 def blocks_of(stmt) -> list:
     """The nested statement blocks of a compound statement (if/for/while/try/with/match), in
     source order."""
-    blocks = []
+    blocks: list = []
     for attr in ("body", "handlers", "cases", "orelse", "finalbody"):
         part = getattr(stmt, attr, None)
         if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import libcst as cst
 
@@ -132,7 +132,9 @@ def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge
                            if might_hold_entries(project, knowledge, mod))
     facts = {name: cache.entry_facts(name) if cache else None for name in candidates}
     todo = [name for name, hit in facts.items() if hit is None and name in project.modules]  # parses it if need be
-    failed = lambda name, reason: (FileError(project.modules[name].path, reason), frozenset())  # noqa: E731
+    def failed(name: str, reason: str) -> tuple[FileError, frozenset[str]]:
+        return FileError(project.modules[name].path, reason), frozenset()
+
     found = parallel_map(_entries_one, todo, jobs, failed, project=project, knowledge=knowledge)
     for name, (fact, reads) in zip(todo, found):
         facts[name] = fact
@@ -150,8 +152,8 @@ def _entries_one(name: str):
 
 
 def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tasks: tuple[Task, ...],
-              jobs: int, with_trees: Callable[[TaskResult], object] | None = None,
-              cache: RunCache | None = None) -> list[tuple[TaskResult, object]]:
+              jobs: int, with_trees: Callable[[TaskResult], Any] | None = None,
+              cache: RunCache | None = None) -> list[tuple[TaskResult, Any]]:
     """Each task's result, with what `with_trees(result)` computes from it in the same worker
     while the task's trees are still held (later stages would otherwise parse those files again);
     from `cache` when nothing the task read has changed."""
@@ -185,7 +187,7 @@ def _task_one(i: int) -> tuple[TaskResult, object, frozenset[str]]:
     return done
 
 
-def parallel_map(fn, items: list, jobs: int, on_failure: Callable[[object, str], object], **shared) -> list:
+def parallel_map(fn, items: list, jobs: int, on_failure: Callable[[Any, str], Any], **shared) -> list:
     """`fn(item)` for each item, in forked workers that see `shared` through `shared_state()`;
     an item whose analysis fails twice (or kills its worker) becomes `on_failure(item, reason)`."""
     _SHARED.clear()

@@ -8,7 +8,7 @@ few nodes a diagnostic asks about. Positions are the largest cost of a scan afte
 """
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Iterator, Literal, Mapping
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -38,7 +38,7 @@ class _SyntacticPosition:
     def __enter__(self) -> None:
         self.start = (self.state.line, self.state.column)
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         state = self.state
         start = state.range_of(self.start_node)[:2] if self.start_node is not None else self.start
         end = state.range_of(self.end_node)[2:] if self.end_node is not None else (state.line, state.column)
@@ -86,7 +86,8 @@ class _PositionState(CodegenState):
         if node not in table:  # a syntactic position recorded inside wins
             table[node] = (*start, self.line, self.column)
 
-    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _SyntacticPosition:
+    def record_syntactic_position(  # type: ignore[override]  # a cheaper context manager, same protocol
+            self, node, *, start_node=None, end_node=None) -> _SyntacticPosition:
         return _SyntacticPosition(self, node, start_node, end_node)
 
 

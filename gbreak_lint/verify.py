@@ -125,7 +125,7 @@ def compare(obs: Observed, diagnostics: list[dict], root: Path, into: Comparison
 
 
 def _compare_frames(obs: Observed, diagnostics: list[dict], root: Path, out: Comparison) -> None:
-    predicted = {}
+    predicted: dict = {}
     for d in diagnostics:
         if d["kind"] in ("frame-skipped", "frame-partial") and d.get("frame"):
             key = (str((root / d["frame"]["path"]).resolve()), d["frame"]["line"])
@@ -134,7 +134,7 @@ def _compare_frames(obs: Observed, diagnostics: list[dict], root: Path, out: Com
     for key in sorted(set(predicted) | set(obs.frames)):
         where = f"{_rel(key[0], root)}:{key[1]}"
         p, o = predicted.get(key), obs.frames.get(key)
-        row = {"what": "frame", "where": where, "function": (p or o)["function"],
+        row = {"what": "frame", "where": where, "function": (p or o or {})["function"],
                "predicted": p and p["outcome"], "observed": o and o["outcome"]}
         if p and o:
             c["frame_tp"] += 1

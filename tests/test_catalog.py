@@ -5,6 +5,7 @@ import pytest
 import yaml
 
 from gbreak_lint.catalog import CatalogError, load_catalog
+from gbreak_lint.registry import CHECKS, REWRITES, bind_catalog
 from gbreak_lint.knowledge import load_profile
 
 from conftest import run, run_json
@@ -13,19 +14,41 @@ CATALOG = load_catalog()
 RULES = CATALOG.rules
 
 
-def test_codes_and_names_are_unique():
-    codes = [r.code for r in RULES]
-    names = [r.name for r in RULES]
-    assert len(codes) == len(set(codes)) and len(names) == len(set(names))
+def test_each_rule_file_is_named_after_its_code():
+    # (uniqueness itself is enforced by load_catalog, tested just below)
+    assert [Path(r.source).name for r in RULES] == [f"{r.code}.yaml" for r in RULES]
 
 
-def test_duplicate_code_in_extra_folder_fails(tmp_path):
+@pytest.mark.parametrize("kept", ["code", "name"])
+def test_duplicate_in_extra_folder_fails(tmp_path, kept):
     source = Path(CATALOG.by_code("GBL301").source)
     data = yaml.safe_load(source.read_text())
-    data["name"] = "another-name"
+    if kept == "code":
+        data["name"] = "another-name"
+    else:
+        data["code"] = "GBL999"
     (tmp_path / "dup.yaml").write_text(yaml.safe_dump(data))
-    with pytest.raises(CatalogError, match="share the code"):
+    with pytest.raises(CatalogError, match=f"share the {kept}"):
         load_catalog(tmp_path)
+
+
+def test_checks_and_rewrites_match_the_rules_that_name_them():
+    bind_catalog(CATALOG)  # raises CatalogError on a mismatch either way
+    assert CHECKS.get("loop").codes == ("GBL101",) and REWRITES.get("split_block").codes == ("GBL102", "GBL103")
+
+
+def test_a_rule_cannot_borrow_another_rules_check(tmp_path):
+    folder = _user_rule(tmp_path, trigger=None, check="loop")
+    with pytest.raises(CatalogError, match="serves GBL101, not GBL901"):
+        bind_catalog(load_catalog(folder))
+
+
+def test_a_check_registered_for_a_rule_without_it_fails():
+    from dataclasses import replace
+
+    rules = tuple(replace(r, check=None) if r.code == "GBL101" else r for r in RULES)
+    with pytest.raises(CatalogError, match="registered for GBL101"):
+        CHECKS.bind(type(CATALOG)(rules))
 
 
 def test_user_rule_folder_adds_a_break_cause(project, capsys, tmp_path):
@@ -101,6 +124,9 @@ def _user_rule(tmp_path, **changes):
     ({"fix": {"safty": "safe"}}, "fix.safty"),
     ({"gb_code": ["GB0059"]}, "gb_code"),
     ({"gb_codes": ["0059"]}, "gb_codes"),
+    ({"message": "`{fucntion}()` breaks the graph"}, "fucntion"),
+    ({"message": "a dict {literal} breaks"}, "literal"),
+    ({"torch_shows": "skiped:graph_break_in_loop"}, "torch_shows"),
 ])
 def test_rule_typos_fail_at_load_time(tmp_path, changes, named):
     folder = _user_rule(tmp_path, **changes)

@@ -77,7 +77,7 @@ def test_prefilter_keeps_every_module_with_entries(name, text):
 def test_generated_forms_are_entries():
     """The generated variants really are entry forms (else the test above proves nothing)."""
     found = 0
-    for name, text in generated_programs():
+    for _name, text in generated_programs():
         project, mod = _module(text)
         facts = walk_entries(project, KNOWLEDGE, project.modules[mod.name])
         found += bool(facts.entries or facts.configs)

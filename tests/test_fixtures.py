@@ -5,11 +5,10 @@ known_misses.txt lists, honestly, where the prediction and the run still disagre
 """
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO, run_json
+from conftest import FIXTURES, REPO, corpus_or_skip, run_json
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 import accuracy  # noqa: E402
@@ -51,9 +50,7 @@ def test_agrees_with_real_torch(folder):
 
 def test_corpus_accuracy_targets():
     """The shared corpus (labelled by the CEO's oracle) meets the issue's targets."""
-    corpus = REPO.parent / "shared" / "corpus"
-    if not corpus.is_dir():
-        pytest.skip("../shared/corpus not present")
+    corpus = corpus_or_skip()
     folders = {corpus: sorted(corpus.glob("*.expected.json"))}
     result = accuracy.score(folders, verbose=False)
     assert result["site_precision"] >= 0.95 and result["site_recall"] >= 0.90

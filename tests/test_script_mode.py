@@ -1,5 +1,4 @@
 """Script mode: a program's calls are followed into installed packages, read as source."""
-import json
 import sys
 from pathlib import Path
 

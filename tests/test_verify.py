@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import REPO, requires_torch, run
+from conftest import requires_torch, run
 
 PROGRAM = """\
 import sys

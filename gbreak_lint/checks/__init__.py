@@ -1,12 +1,13 @@
-"""Structural checks: each reads the model's prediction and yields diagnostics for one rule."""
+"""Structural checks: each reads the model's prediction and yields diagnostics for the rules it
+registered for (`@CHECKS.register("GBL101")`, see gbreak_lint/registry.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import import_module
 
-from ..catalog import Catalog, Rule
+from ..catalog import Catalog
 from ..diagnostics import Diagnostic
 from ..model.predict import Prediction
+from ..registry import CHECKS
 from .sites import site_diagnostics
 
 
@@ -23,16 +24,7 @@ def run_checks(catalog: Catalog, prediction: Prediction,
     diagnostics = site_diagnostics(catalog, prediction)
     for rule in catalog.rules:
         if rule.check:
-            module = _check(rule)
-            if getattr(module, "USES_THRESHOLDS", False):
-                diagnostics += list(module.run(rule, prediction, thresholds))
-            else:
-                diagnostics += list(module.run(rule, prediction))
+            check = CHECKS.get(rule.check)
+            extra = (thresholds,) if check.uses_thresholds else ()
+            diagnostics += list(check.fn(rule, prediction, *extra))
     return diagnostics
-
-
-def _check(rule: Rule):
-    try:
-        return import_module(f"{__name__}.{rule.check}")
-    except ImportError as err:
-        raise ValueError(f"{rule.source}: unknown check '{rule.check}'") from err

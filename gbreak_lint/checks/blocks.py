@@ -3,18 +3,18 @@ from __future__ import annotations
 
 from ..diagnostics import FrameRef
 from ..model.predict import Frame, Prediction
-from .common import diagnostic, short
+from ..registry import CHECKS
+from ..vocab import BlockKind, Outcome
+from .common import diagnostic, render, short
 
-RULE_FOR_REASON = {"try": "graph-break-in-try-block", "with": "graph-break-in-with-block",
-                   "context_manager": "graph-break-in-with-block",
-                   "skip_frame": "frame-skipped-by-skip-frame",
-                   "generator": "graph-break-in-consumed-generator",
-                   "attribute": "graph-break-in-attribute-access"}
+RULE_FOR_REASON = {BlockKind.TRY: "GBL102", BlockKind.WITH: "GBL103", BlockKind.CONTEXT_MANAGER: "GBL103",
+                   BlockKind.SKIP_FRAME: "GBL104", BlockKind.GENERATOR: "GBL105", BlockKind.ATTRIBUTE: "GBL106"}
 
 
+@CHECKS.register("GBL102", "GBL103", "GBL104", "GBL105", "GBL106")
 def run(rule, prediction: Prediction):
     for frame in prediction.frames:
-        if RULE_FOR_REASON.get(frame.reason) != rule.name:
+        if RULE_FOR_REASON.get(frame.reason) != rule.code:
             continue
         yield diagnostic(rule, frame.site, _message(rule.message, frame), kind=_kind(frame),
                          span=frame.break_span, path=frame.path, function=frame.qualname,
@@ -22,19 +22,18 @@ def run(rule, prediction: Prediction):
 
 
 def _kind(frame: Frame) -> str:
-    if frame.outcome.startswith("resume-"):
+    if frame.outcome in (Outcome.RESUME_SKIPPED, Outcome.RESUME_PARTIAL):
         return "advice"  # the original frame was compiled; only a resume function is affected
-    return "frame-partial" if frame.outcome == "partial" else "frame-skipped"
+    return "frame-partial" if frame.outcome == Outcome.PARTIAL else "frame-skipped"
 
 
 def _message(template: str, frame: Frame) -> str:
     name = short(frame.qualname)
-    if frame.outcome.endswith("partial"):
+    if frame.outcome in (Outcome.PARTIAL, Outcome.RESUME_PARTIAL):
         where = f"before line {frame.block_line}" if frame.block_line else "before it"
         outcome = (f"Dynamo compiles `{name}` up to the checkpoint {where} "
                    f"({frame.ops_before} ops) and runs the rest eagerly")
     else:
         outcome = f"Dynamo skips `{name}` and runs it eagerly ({frame.ops_before} op(s) before the block, 2 needed for a checkpoint)"
     label = frame.label or "..."
-    return (template.replace("{outcome}", outcome).replace("{function}", name)
-            .replace("{label}", label).replace("{callee}", short(frame.site.function)))
+    return render(template, outcome=outcome, function=name, label=label, callee=short(frame.site.function))

@@ -12,6 +12,17 @@ def fix_of(rule: Rule) -> Fix | None:
     return None
 
 
+def render(template: str, **fields: object) -> str:
+    """A rule's message with the fields this finding knows (catalog.MESSAGE_FIELDS says what
+    each means); a field it has no value for is left as written."""
+    return template.format_map(_Known(fields))
+
+
+class _Known(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
 def chain_text(site: Site) -> str:
     return " -> ".join(short(link.function) for link in site.chain)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..catalog import Catalog
 from ..diagnostics import Diagnostic
 from ..model.predict import Prediction, Site
-from .common import diagnostic
+from .common import diagnostic, render
 
 
 def site_diagnostics(catalog: Catalog, prediction: Prediction) -> list[Diagnostic]:
@@ -20,7 +20,7 @@ def site_diagnostics(catalog: Catalog, prediction: Prediction) -> list[Diagnosti
 
 def _message(template: str, site: Site) -> str:
     method = site.detail.rsplit(".", 1)[-1] if site.detail else "call"
-    text = template.replace("{method}", method).replace("{function}", method)
+    text = render(template, callee=method)
     if site.times_traced > 1:
         text += f" (traced {site.times_traced} times)"
     return text

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from ..model.predict import Prediction
-from .common import diagnostic
+from ..registry import CHECKS
+from ..vocab import StrictReason
+from .common import diagnostic, render
 
-REGION = {"fullgraph": "fullgraph=True", "error_on_graph_break": "error_on_graph_break(True)",
-          "higher_order_op": "a higher-order op (torch.cond) that must be captured whole"}
+REGION = {StrictReason.FULLGRAPH: "fullgraph=True", StrictReason.ERROR_ON_GRAPH_BREAK: "error_on_graph_break(True)",
+          StrictReason.HIGHER_ORDER_OP: "a higher-order op (torch.cond) that must be captured whole"}
 
 
+@CHECKS.register("GBL501")
 def run(rule, prediction: Prediction):
     seen = set()
     for failure in prediction.strict_failures:
@@ -15,6 +18,6 @@ def run(rule, prediction: Prediction):
         if key in seen:
             continue
         seen.add(key)
-        message = rule.message.replace("{region}", REGION.get(failure.reason, failure.reason))
+        message = render(rule.message, region=REGION.get(failure.reason, failure.reason))
         yield diagnostic(rule, failure.site, message, times=failure.site.times_traced,
                          gb_code=failure.site.gb_code)

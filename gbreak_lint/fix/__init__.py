@@ -1,25 +1,26 @@
-"""Rewrites the rules declare (`fix: {rewrite: ...}`): one module per rewrite, plus helpers.
+"""Rewrites the rules declare (`fix: {rewrite: ...}`): one module per rewrite, registered under
+the codes it fixes (`@REWRITES.register("GBL101")`, see gbreak_lint/registry.py), plus helpers.
 
 `try_rewrite` tells whether a rewrite applies to a finding (used to offer a fix only where
-one exists); fix/engine.py applies them until the code converges.
+one exists); gbreak_lint/autofix.py applies them until the code converges.
 """
 from __future__ import annotations
 
 from contextvars import ContextVar
-from importlib import import_module
 
 import libcst as cst
 
 from ..diagnostics import Diagnostic
 from ..parse import ParsedModule
+from ..registry import REWRITES
 from ..walk import walk
 
 
 def try_rewrite(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> cst.Module | None:
     """The module after the rewrite, or None where it does not apply."""
-    module = import_module(f"{__name__}.{rewrite}")
+    fn = REWRITES.get(rewrite).fn
     try:
-        return module.rewrite(parsed, d)
+        return fn(parsed, d)
     except (cst.CSTValidationError, ValueError, RecursionError):
         return None
 
@@ -63,7 +64,7 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
 def replace_node(module: cst.Module, target: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
     if _DRY_RUN.get():
         return module
-    return module.deep_replace(target, new)
+    return cst.ensure_type(module.deep_replace(target, new), cst.Module)
 
 
 def replace_with_statements(module: cst.Module, target: cst.CSTNode, statements: list) -> cst.Module:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..registry import REWRITES
 from . import enclosing, replace_node
 
 DECORATOR = "torch.compiler.disable"
 
 
+@REWRITES.register("GBL201")
 def rewrite(parsed, d):
     defs = enclosing(parsed, d.span.line, (cst.FunctionDef,))
     if not defs:
@@ -36,7 +38,7 @@ def _torch_alias(module: cst.Module) -> str | None:
                 for alias in small.names:
                     name = cst.Module([]).code_for_node(alias.name)
                     if name == "torch":
-                        return alias.asname.name.value if alias.asname else "torch"
+                        return cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else "torch"
                     if name.startswith("torch.") and alias.asname is None:
                         return "torch"  # `import torch._dynamo` binds `torch` too
     return None

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..registry import REWRITES
 from . import enclosing, replace_node
 
 
+@REWRITES.register("GBL401")
 def rewrite(parsed, d):
     for line in enclosing(parsed, d.span.line, (cst.SimpleStatementLine,)):
         if len(line.body) != 1 or not isinstance(line.body[0], cst.Assign):

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..registry import REWRITES
 from . import enclosing, replace_with_statements
 
 
+@REWRITES.register("GBL102", "GBL103")
 def rewrite(parsed, d):
     kind = cst.Try if d.code == "GBL102" else cst.With
     blocks = [b for b in enclosing(parsed, d.span.line, (cst.Try, cst.With)) if isinstance(b, kind)]

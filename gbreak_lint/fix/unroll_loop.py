@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model.tensors import target_names
+from ..registry import REWRITES
 from . import enclosing, replace_with_statements
 
 MAX_UNROLL = 8
@@ -21,6 +22,7 @@ FORBIDDEN = (cst.Break, cst.Continue, cst.Return, cst.Yield, cst.Await, cst.Glob
              cst.FunctionDef, cst.ClassDef)
 
 
+@REWRITES.register("GBL101")
 def rewrite(parsed, d):
     defs = enclosing(parsed, d.span.line, (cst.FunctionDef,))
     loops = [n for n in enclosing(parsed, d.span.line, (cst.For,))]
@@ -55,9 +57,10 @@ def _range_values(loop: cst.For) -> list[int] | None:
     if not 1 <= len(it.args) <= 2 or any(a.keyword or a.star for a in it.args):
         return None
     bounds = [a.value for a in it.args]
-    if not all(isinstance(b, cst.Integer) for b in bounds):
+    integers = [b for b in bounds if isinstance(b, cst.Integer)]
+    if len(integers) != len(bounds):
         return None
-    numbers = [int(b.value, 0) for b in bounds]
+    numbers = [int(b.value, 0) for b in integers]
     values = list(range(*numbers))
     return values if 0 < len(values) <= MAX_UNROLL else None
 

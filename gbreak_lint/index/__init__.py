@@ -38,7 +38,8 @@ def internal_error(path: str, stage: str, err: Exception) -> FileError:
 
 def build_index(parsed: list[ParsedModule], knowledge: Knowledge) -> IndexResult:
     """All index stages in this process (the pipeline runs the same steps in workers)."""
-    modules, errors = [], []
+    modules: list = []
+    errors: list = []
     for p in parsed:
         mod, error = index_file(p)
         modules.append(mod) if mod is not None else errors.append(error)

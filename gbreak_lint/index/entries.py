@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..diagnostics import Span
 from ..knowledge import Knowledge
+from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .project import SAME_INSTANCE_METHODS, ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
@@ -53,8 +54,8 @@ class _EntryFinder(cst.CSTVisitor):
         self.module = module
         self.by_node = {fn.node: fn for fn in module.functions.values()}
         self.class_by_node = {c.node: c for c in module.classes.values()}
-        self.stack: list[FunctionInfo] = []
-        self.class_stack: list[ClassInfo] = []
+        self.stack: list[FunctionInfo | None] = []  # None: a def the symbol table left out
+        self.class_stack: list[ClassInfo | None] = []
         self.local_types: list[dict[str, str]] = [{}]
         self.local_values: list[dict[str, cst.BaseExpression]] = [{}]
         self.entries: list[EntryPoint] = []
@@ -209,7 +210,7 @@ class _EntryFinder(cst.CSTVisitor):
                 value = self.module.values.get(value.value, value)
         if isinstance(value, cst.Call):
             qual = self.qualify(value.func)
-            if qual in self.k.distributed_wrappers:
+            if qual is not None and qual in self.k.distributed_wrappers:
                 self.wrapped.append(WrappedCompile(self.module.path, self.module.parsed.span(node), qual))
 
     def _config_patch(self, node: cst.Call) -> None:
@@ -277,7 +278,7 @@ def _compile_mentions(text: str) -> list[re.Match]:
     text with COMPILE_SYNTAX tries a dotted chain at every identifier (seconds on a library)."""
     found: dict[int, re.Match] = {}
     for word in COMPILE_WORD.finditer(text):
-        end = SPACES.match(text, word.end()).end() + 1  # room for the call's `(`
+        end = SPACES.match(text, word.end()).end() + 1  # type: ignore[union-attr]  # \s* always matches
         back = 256
         while True:
             start = max(0, word.start() - back)
@@ -346,7 +347,7 @@ def named_entries(project: ProjectIndex, specs: tuple[str, ...]) -> tuple[EntryP
         fn = project.function(f"{module}.{path}")
         if fn is None:
             raise EntrySpecError(f"entry point '{spec}' does not name a function of the project")
-        out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "named entry point"))
+        out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, NAMED_ENTRY))
     return tuple(out)
 
 
@@ -361,6 +362,6 @@ def module_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: s
                 continue
             fn = project.method(cls, "forward")
             if fn is not None:
-                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, "assumed compiled (nn.Module)",
+                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, ASSUMED_ENTRY,
                                       self_class=cls.qualname))
     return tuple(out)

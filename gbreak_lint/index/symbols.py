@@ -184,8 +184,9 @@ class _Collector:
             if not full:
                 continue
             if alias.asname is not None:
-                self.imports[alias.asname.name.value] = full
-                self.module_imports.add(alias.asname.name.value)
+                local = cst.ensure_type(alias.asname.name, cst.Name).value  # `import a.b as c`: always a name
+                self.imports[local] = full
+                self.module_imports.add(local)
             else:
                 head = full.split(".")[0]
                 self.imports.setdefault(head, head)
@@ -200,7 +201,7 @@ class _Collector:
             return
         for alias in node.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
-            local = alias.asname.name.value if alias.asname is not None else name
+            local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname is not None else name
             if name and local:
                 self.imports[local] = f"{base}.{name}" if base else name
 
@@ -245,7 +246,8 @@ class _Collector:
         return ModuleIndex(
             name=self.module, path=str(self.parsed.path), is_package=self.is_package,
             parsed=self.parsed, imports=MappingProxyType(self.imports),
-            module_imports=frozenset(self.module_imports), star_imports=tuple(self.star_imports), functions=MappingProxyType(self.functions),
+            module_imports=frozenset(self.module_imports), star_imports=tuple(self.star_imports),
+            functions=MappingProxyType(self.functions),
             classes=MappingProxyType(classes), top_level=MappingProxyType(self.top_level),
             values=MappingProxyType(self.values),
             reassigned=frozenset(n for n, count in self.bindings.items() if count > 1)

@@ -10,6 +10,8 @@ on a nested break, as Dynamo does).
 """
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import libcst as cst
 
 from ..index.project import ProjectIndex
@@ -51,7 +53,7 @@ class Callables:
                 return self.value(value, module, None, {}, {}, depth + 1)
         return None
 
-    def _module_global(self, expr, module: ModuleIndex, function: FunctionInfo | None) -> bool:
+    def _module_global(self, expr, module: ModuleIndex, function: FunctionInfo | None) -> TypeGuard[cst.Name]:
         """A bare name that is neither a parameter nor a local def of the enclosing functions."""
         if not isinstance(expr, cst.Name):
             return False
@@ -132,8 +134,8 @@ class Callables:
 def _item(container: cst.BaseExpression, key) -> cst.BaseExpression | None:
     if isinstance(container, cst.Dict):
         for element in container.elements:
-            if isinstance(element, cst.DictElement) and literal(element.key) is not None \
-                    and literal(element.key).value == key:
+            found = literal(element.key) if isinstance(element, cst.DictElement) else None
+            if found is not None and found.value == key:
                 return element.value
         return None
     if isinstance(container, (cst.List, cst.Tuple)) and isinstance(key, int) and not isinstance(key, bool):

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
+from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .attributes import getattr_override, property_getter, setattr_override
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
@@ -23,10 +24,10 @@ class CauseMatcher:
         self.k = env.knowledge
 
     # -- catalog access --------------------------------------------------------------
-    def rule_for_check(self, check: str):
+    def rule_for_check(self, check: CauseCheck):
         return self.env.checks.get(check)
 
-    def check_enabled(self, check: str) -> bool:
+    def check_enabled(self, check: CauseCheck) -> bool:
         rule = self.env.checks.get(check)
         return rule is not None and not self.env.flag(rule.unless_config)
 
@@ -50,20 +51,20 @@ class CauseMatcher:
         self._classify_call(node)
         inner = [replace(ev, ctx=()) for ev in self.b.events[start:]]
         del self.b.events[start:]
-        loop = (Ctx("loop", span.line),)
-        events = [Event("call", span, loop, target=k) for k in pre] + inner + \
-            [Event("call", span, loop, target=k) for k in post]
+        loop = (Ctx(BlockKind.LOOP, span.line),)
+        events = [Event(EventKind.CALL, span, loop, target=k) for k in pre] + inner + \
+            [Event(EventKind.CALL, span, loop, target=k) for k in post]
         name = f"{self.b.function.qualname}.<_call_impl@{span.line}:{span.column}>"
         key = FrameKey(name)
         self.env.register_synthetic(FrameInfo(key, "_call_impl", name, self.b.function.path, span.line,
                                               tuple(events), eager_only=True))
-        self.b.emit("call", node, target=key)
+        self.b.emit(EventKind.CALL, node, target=key)
 
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
         qual = b.resolver.qualify(node.func)
-        if qual in self.env.disallowed and self.check_enabled("disallowed_call"):
-            b.emit_break(self.rule_for_check("disallowed_call"), node, detail=qual)
+        if qual in self.env.disallowed and self.check_enabled(CauseCheck.DISALLOWED_CALL):
+            b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
             return
         if self._disabled_instance(node):
             return
@@ -81,7 +82,7 @@ class CauseMatcher:
         if self._container_call(node):
             return
         if b.scope.is_tensor(node):
-            b.emit("op", node)
+            b.emit(EventKind.OP, node)
 
     def _container_call(self, node: cst.Call) -> bool:
         """`self.seq(x)` on an nn.Sequential of project modules: torch's forward calls each.
@@ -97,19 +98,19 @@ class CauseMatcher:
         for position, cls in enumerate(elements):
             fn = self.env.project.method(cls, "forward") if cls else None
             if fn is None:
-                events.append(Event("op", span, ()))
+                events.append(Event(EventKind.OP, span, ()))
                 continue
             params = [p for p in fn.params if p.kind == "positional"][1:2]
             key = FrameKey(fn.qualname, frozenset(p.name for p in params),
                            instance=f"{self.b.resolver.instance_name(node.func)}[{position}]",
                            training=self.b.key.training)  # sub-modules share the mode
             self.env.frame(key)
-            events.append(Event("call", span, (), target=key))
+            events.append(Event(EventKind.CALL, span, (), target=key))
         name = f"{self.b.function.qualname}.<Sequential@{span.line}:{span.column}>"
         key = FrameKey(name)
         self.env.register_synthetic(FrameInfo(key, "forward", name, self.b.function.path, span.line,
                                               tuple(events), eager_only=True))
-        self.b.emit("call", node, target=key)
+        self.b.emit(EventKind.CALL, node, target=key)
         return True
 
     def _cause_rule(self, node: cst.Call, qual: str | None):
@@ -196,7 +197,7 @@ class CauseMatcher:
         cls = self.b.resolver.class_of(target.value)
         setter = setattr_override(self.env.project, cls) if cls is not None else None
         if setter is not None:  # `self.x = v` runs the class's __setattr__ (inlined, resumable)
-            self._implicit_call(setter, target, cls, "dunder", Const(target.attr.value))
+            self._implicit_call(setter, target, cls, CallMode.DUNDER, Const(target.attr.value))
 
     def attribute_read(self, node: cst.Attribute) -> None:
         """`obj.name` that runs code: a property getter or a `__getattr__` override."""
@@ -208,20 +209,20 @@ class CauseMatcher:
             return
         getter = property_getter(self.env.project, cls, name)
         if getter is not None:
-            self._implicit_call(getter, node, cls, "attribute", Const(name))
+            self._implicit_call(getter, node, cls, CallMode.ATTRIBUTE, Const(name))
             return
         fallback = getattr_override(self.env.project, cls, name)
         if fallback is not None:
-            self._implicit_call(fallback, node, cls, "attribute_dunder", Const(name))
+            self._implicit_call(fallback, node, cls, CallMode.ATTRIBUTE_DUNDER, Const(name))
 
-    def _implicit_call(self, fn: FunctionInfo, node, cls, mode: str, name) -> None:
+    def _implicit_call(self, fn: FunctionInfo, node, cls, mode: CallMode, name) -> None:
         on_self = isinstance(node.value, cst.Name) and node.value.value == "self"
         params = [p.name for p in fn.params[1:2]]
         key = FrameKey(fn.qualname, self_class=cls.qualname, arguments=tuple((p, name) for p in params),
                        training=self.b.key.training if on_self else None,
                        attributes=self.b.key.attributes if on_self else ())
         self.env.frame(key)
-        self.b.emit("call", node, target=key, mode=mode)
+        self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
     def _hooks(self, node: cst.Call, kind: str) -> list[FrameKey]:
         """Frames of the forward (pre-)hooks registered on the sub-module this call runs."""
@@ -246,7 +247,7 @@ class CauseMatcher:
         if self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
             self.env.frame(self.frame_key(target, node))  # its return type, not its breaks
             if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
-                self.b.emit("op", node)
+                self.b.emit(EventKind.OP, node)
             return
         disabled = self.disabled(fn) or self._disabled_class(target)
         key = self.frame_key(target, node)
@@ -254,10 +255,10 @@ class CauseMatcher:
         if disabled is not None:
             self._emit_disabled(node, disabled, fn.qualname)
             if disabled == "nonrecursive":
-                self.b.emit("call", node, target=key, mode="eager")
+                self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
-        mode = "generator" if fn.is_generator else "inline"
-        self.b.emit("call", node, target=key, mode=mode)
+        mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
+        self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
     def frame_key(self, target: CallTarget, node: cst.Call) -> FrameKey:
         params = [p for p in target.function.params]
@@ -337,7 +338,7 @@ class CauseMatcher:
         arguments[name] = known if known is not None else PASSED_UNKNOWN
 
     def _emit_disabled(self, node: cst.Call, how: str, detail: str) -> None:
-        rule = self.rule_for_check("disabled_call")
+        rule = self.rule_for_check(CauseCheck.DISABLED_CALL)
         if rule is not None:
             self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
 
@@ -406,9 +407,9 @@ class CauseMatcher:
 
     def _higher_order(self, node: cst.Call, qual: str | None) -> bool:
         if qual in self.k.checkpoint_functions and node.args:
-            return self._hop_call(node, [node.args[0].value], "checkpoint")
+            return self._hop_call(node, [node.args[0].value], CallMode.CHECKPOINT)
         if qual in self.k.strict_higher_order_functions and len(node.args) >= 3:
-            return self._hop_call(node, [a.value for a in node.args[1:3]], "strict_hop")
+            return self._hop_call(node, [a.value for a in node.args[1:3]], CallMode.STRICT_HOP)
         return False
 
     def _hop_call(self, node: cst.Call, fns, mode: str) -> bool:
@@ -421,10 +422,10 @@ class CauseMatcher:
             operands = {p.name for p in fn.params[:1]} if fn.params else set()
             key = FrameKey(fn.qualname, frozenset(operands))
             self.env.frame(key)
-            self.b.emit("call", node, target=key, mode=mode)
+            self.b.emit(EventKind.CALL, node, target=key, mode=mode)
             found = True
         if not found:
-            self.b.emit("op", node)
+            self.b.emit(EventKind.OP, node)
         return True
 
     # -- context managers ------------------------------------------------------------
@@ -435,15 +436,15 @@ class CauseMatcher:
         qual = b.resolver.qualify(func)
         line = b.line(with_node)
         if qual in self.k.breaking_context_managers:
-            rule = self.rule_for_check("unsupported_context_manager")
+            rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)
             if rule is not None:
                 b.emit_break(rule, item, gb_code=self.k.breaking_context_managers[qual], detail=qual)
                 return None
         if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
-            return Ctx("strict", line, label=qual, strict=_bool_arg(item))
+            return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))
         if qual in self.k.resumable_context_managers:
-            return Ctx("resumable_with", line, label=qual)
-        return Ctx("with", line, label=qual or cst.Module([]).code_for_node(func))
+            return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
+        return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func))
 
 
 def _nonrecursive(call: cst.Call) -> bool:

@@ -27,7 +27,7 @@ def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     key = base
     module = project.modules.get(project.by_path.get(entry.path, ""))
     if module is None:
-        return [key]
+        return [(key, False)]
     cls = project.klass(entry.self_class) if entry.self_class else None
     if cls is not None and entry.construction is not None:
         ctor = Constructor(project, frozenset(knowledge.dtype_names))
@@ -47,7 +47,7 @@ def _fields(key: FrameKey) -> dict:
     return {f: getattr(key, f) for f in key.__dataclass_fields__}
 
 
-def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool) -> FrameKey | None:
+def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool) -> FrameKey:
     fn = project.function(key.qualname)
     if fn is None or any(a.star for a in call.args):
         return key

@@ -6,6 +6,7 @@ from collections import defaultdict
 from ..catalog import Catalog
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
+from ..vocab import EventKind
 from .compiling import CompileTimeValues
 from .types import FrameInfo, FrameKey
 
@@ -35,7 +36,7 @@ class ModelEnv:
                     self.checks[value] = rule
                     continue
                 index = getattr(self, TRIGGER_INDEXES[key])
-                for name in value:
+                for name in value:  # type: ignore[attr-defined]  # catalog validated: a list of names
                     index[name].append(rule)
         self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates)
         # the dtype of a floating tensor nothing else tells (None: the program changes dtypes)
@@ -74,7 +75,7 @@ class ModelEnv:
         counts: dict[str, int] = {}
         for key, info in self._frames.items():
             if info is not None:
-                ops = sum(1 for e in info.events if e.kind == "op")
+                ops = sum(1 for e in info.events if e.kind == EventKind.OP)
                 counts[key.qualname] = max(ops, counts.get(key.qualname, 0))
         return counts
 

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypeGuard
 
 import libcst as cst
 
 from ..index.symbols import FunctionInfo, ModuleIndex
+from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
@@ -13,7 +15,7 @@ from .frame_values import FrameValues
 from .types import Ctx, Event, FrameInfo, FrameKey
 from ..walk import children, walk
 
-COMPREHENSION_NAMES = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
+COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
 
 
@@ -82,13 +84,13 @@ class FrameBuilder:
     def line(self, node: cst.CSTNode) -> int:
         return self.parsed.line(node, self.anchor)
 
-    def emit(self, kind: str, node: cst.CSTNode, **fields) -> None:
+    def emit(self, kind: EventKind, node: cst.CSTNode, **fields) -> None:
         self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
 
     def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
         fields.setdefault("break_kind", rule.break_kind)
         fields.setdefault("gb_code", rule.gb_code)
-        self.emit("break", node, rule=rule.code, **fields)
+        self.emit(EventKind.BREAK, node, rule=rule.code, **fields)
 
     # -- statements ------------------------------------------------------------------
     def block(self, body) -> bool:
@@ -97,7 +99,7 @@ class FrameBuilder:
         base case returns ends there)."""
         smalls = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
         for stmt in smalls:
-            ends = self.stmt(stmt) if isinstance(body, cst.IndentedBlock) else self._small_ends(stmt)
+            ends = self.stmt(stmt) if isinstance(stmt, cst.BaseStatement) else self._small_ends(stmt)
             if ends:
                 return True
         return False
@@ -126,7 +128,7 @@ class FrameBuilder:
             self.expr(node.value)
             self.values.assign(node.target, None)
             if self.scope.is_tensor(node.target) or self.scope.is_tensor(node.value):
-                self.emit("op", node)
+                self.emit(EventKind.OP, node)
                 self.scope.assign(node.target, None, tensor=True)
         elif isinstance(node, cst.Expr):
             self.expr(node.value)
@@ -210,7 +212,7 @@ class FrameBuilder:
             self.block(node.orelse.body)
 
     def stmt_For(self, node: cst.For) -> None:
-        self.ctx.append(Ctx("loop", self.line(node)))
+        self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
@@ -223,7 +225,7 @@ class FrameBuilder:
 
     def loop_body(self, node, body) -> None:
         start = len(self.events)
-        self.ctx.append(Ctx("loop", self.line(node)))
+        self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
         self.block(body)
         self.ctx.pop()
         returns = _own_return_lines(body, self.line)
@@ -233,7 +235,7 @@ class FrameBuilder:
     def stmt_Try(self, node) -> None:
         line = self.line(node)
         self.values.forget(node.body)  # a handler may run after any statement of the body
-        self.ctx.append(Ctx("try", line))
+        self.ctx.append(Ctx(BlockKind.TRY, line))
         self.block(node.body)
         for handler in node.handlers:
             self.block(handler.body)
@@ -314,7 +316,7 @@ class FrameBuilder:
                 self.expr(child)
             if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
                     and self.scope.is_tensor(node):
-                self.emit("op", node)
+                self.emit(EventKind.OP, node)
 
     def _short_circuits(self, node: cst.BooleanOperation) -> bool:
         """Is the right operand never evaluated under Dynamo (`True or x`, `False and x`)?"""
@@ -326,10 +328,10 @@ class FrameBuilder:
             return
         masks = [el.slice.value for el in node.slice
                  if isinstance(el.slice, cst.Index) and self.scope.is_bool_tensor(el.slice.value)]
-        if masks and self.causes.check_enabled("dynamic_shape_index"):
-            self.emit_break(self.causes.rule_for_check("dynamic_shape_index"), node)
+        if masks and self.causes.check_enabled(CauseCheck.DYNAMIC_SHAPE_INDEX):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
         else:
-            self.emit("op", node)
+            self.emit(EventKind.OP, node)
 
     def truthiness(self, test: cst.BaseExpression, hits: int = 1, compound: bool = True) -> None:
         """Python asks a value for its truth here: a tensor value is a data-dependent jump."""
@@ -339,8 +341,8 @@ class FrameBuilder:
             return
         if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return
-        if self.scope.is_tensor(test) and self.causes.check_enabled("data_dependent_branch"):
-            self.emit_break(self.causes.rule_for_check("data_dependent_branch"), test, hits=hits)
+        if self.scope.is_tensor(test) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), test, hits=hits)
 
     def call(self, node: cst.Call) -> None:
         func = node.func
@@ -355,7 +357,7 @@ class FrameBuilder:
     def comprehension(self, node) -> None:
         self.expr(node.for_in.iter)
         if not self.env.knowledge.comprehension_frames:
-            self.ctx.append(Ctx("loop", self.line(node)))
+            self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
             self._comprehension_body(node, outer=True)
             self.ctx.pop()
             return
@@ -366,13 +368,13 @@ class FrameBuilder:
         free = self._names_read(node, skip_first_iter=True) & self.scope.tensors
         key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(free))
         self.env.register_comprehension(key, Comprehension(node, self.function, line), self.module)
-        mode = "generator" if isinstance(node, cst.GeneratorExp) else "comprehension"
-        self.emit("call", node, target=key, mode=mode)
+        mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
+        self.emit(EventKind.CALL, node, target=key, mode=mode)
 
     def _comprehension_body(self, node, outer: bool = False) -> None:
         """Element, conditions and inner loops of a comprehension, all inside its loop."""
         if not outer:
-            self.ctx.append(Ctx("loop", self.line(node)))
+            self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
         comp_for = node.for_in
         first = True
         while comp_for is not None:
@@ -454,8 +456,8 @@ def _own_return_lines(body, line_of) -> list[int]:
 
 
 def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
-    innermost = next((c for c in reversed(ev.ctx) if c.kind == "loop"), None)
-    if ev.kind == "op" or innermost is None or innermost.line != loop_line:
+    innermost = next((c for c in reversed(ev.ctx) if c.kind == BlockKind.LOOP), None)
+    if ev.kind == EventKind.OP or innermost is None or innermost.line != loop_line:
         return ev
     if any(r > ev.span.end_line for r in returns):
         return replace(ev, loop_escapes=True, hits=2)  # the resumed loop meets it again
@@ -483,7 +485,7 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
 
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
         parts = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
-        comp_for = node.for_in
+        comp_for: cst.CompFor | None = node.for_in
         targets: set[str] = set()
         while comp_for is not None:
             if comp_for is not node.for_in or not skip_first_iter:
@@ -501,7 +503,7 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
-def _is_flag(test) -> bool:
+def _is_flag(test) -> TypeGuard[cst.Attribute]:
     """`self.verbose`, `self.config.output_attentions`, `args.debug`: an attribute chain."""
     node = test
     while isinstance(node, cst.Attribute):

@@ -139,7 +139,7 @@ class FrameValues:
         if isinstance(owner, cst.Name) and owner.value == "self" and self.cls is not None:
             if name == "training":
                 return Const(self.key.training) if self.key.training is not None else None
-            return self._self_attribute(name)
+            return self._self_attribute(self.cls, name)
         held = self.value(owner) if isinstance(owner, (cst.Attribute, cst.Name)) else None
         if held is not None and isinstance(held.value, Obj):  # `self.config.output_attentions`
             return held.value.get(name)
@@ -157,11 +157,11 @@ class FrameValues:
             return None
         return Const(self.default_dtype)
 
-    def _self_attribute(self, name: str) -> Const | None:
+    def _self_attribute(self, cls: ClassInfo, name: str) -> Const | None:
         built = dict(self.key.attributes)
         if name in built:
-            return built[name]
-        found = self.project.class_attribute(self.cls, name)
+            return built[name]  # type: ignore[return-value]  # FrameKey.attributes holds Consts
+        found = self.project.class_attribute(cls, name)
         if found is None:
             return None
         holder, value = found
@@ -174,20 +174,20 @@ class FrameValues:
             if self.project.class_attribute(self.cls, name) is not None or \
                     self.project.method(self.cls, name) is not None or name in self.k.module_attributes:
                 return True
-            if self._never_set(name):
+            if self._never_set(self.cls, name):
                 return False
         if self.scope.is_tensor(obj) and name in self.k.non_tensor_attributes:
             return True
         return None
 
-    def _never_set(self, name: str) -> bool:
+    def _never_set(self, cls: ClassInfo, name: str) -> bool:
         """No class of `self`'s MRO sets the attribute, nor does any line of their modules
         (`obj.name = ...`, `setattr`), and its external bases are nn.Module alone."""
-        external = self.project.external_bases(self.cls)
+        external = self.project.external_bases(cls)
         if not external <= self.k.nn_module_bases:
             return False
         set_elsewhere = re.compile(rf"(?<!\bself)\.{re.escape(name)}\s*=(?!=)|setattr\(")
-        for holder in self.project.mro(self.cls):
+        for holder in self.project.mro(cls):
             if name in holder.attributes or set_elsewhere.search(self.project.modules[holder.module].parsed.text):
                 return False
         return True

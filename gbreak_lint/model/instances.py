@@ -132,7 +132,8 @@ class Scope:
         self.ctor = ctor
         self.init = init
         self.depth = depth
-        self.module = module if module is not None else ctor.project.modules[init.module]
+        # TopScope passes its module; a constructor's scope has an __init__
+        self.module = module if module is not None else ctor.project.modules[init.module]  # type: ignore[union-attr]
         self.locals: dict[str, Const | None] = {}
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
                                         self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
@@ -144,6 +145,7 @@ class Scope:
         return self.evaluator.value(expr)
 
     def bind(self, call: cst.Call | None, caller: "Scope | None") -> None:
+        assert self.init is not None  # only a constructor's scope binds call arguments
         params = [p for p in self.init.params][1:]
         positional = [p for p in params if p.kind == "positional"]
         passed: dict[str, Const | None] = {}
@@ -191,8 +193,8 @@ def _class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression
         for small in stmt.body:
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
                 out.append((small.target.value, small.value))
-            elif isinstance(small, cst.Assign) and small.targets and all(isinstance(t.target, cst.Name) for t in small.targets):
-                out += [(t.target.value, small.value) for t in small.targets]
+            elif isinstance(small, cst.Assign):
+                out += [(t.target.value, small.value) for t in small.targets if isinstance(t.target, cst.Name)]
     return out
 
 

@@ -54,8 +54,9 @@ def placement_issues(project: ProjectIndex, fn: FunctionInfo) -> list[PlacementI
                 add(node, "training-loop", ", ".join(sorted(called & TRAINING_CALLS)))
 
         def visit_Call(self, node: cst.Call) -> None:
-            if qualify(node.func) in FILE_IO_CALLS:
-                add(node, "file-io", qualify(node.func))
+            called = qualify(node.func)
+            if called is not None and called in FILE_IO_CALLS:
+                add(node, "file-io", called)
 
     walk(fn.node, Finder())
     return issues

@@ -12,6 +12,7 @@ from ..index import internal_error
 from ..index.entries import ConfigSet, EntryPoint, WrappedCompile
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
+from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
 from .env import ModelEnv
 from .placement import PlacementIssue, placement_issues
 from .entry_values import entry_variants
@@ -46,8 +47,8 @@ class Frame:
     qualname: str
     name: str
     def_line: int
-    outcome: str  # "skipped" | "partial" | "resume-skipped" | "resume-partial"
-    reason: str
+    outcome: Outcome
+    reason: BlockKind
     label: str
     break_line: int
     break_span: Span
@@ -60,7 +61,7 @@ class Frame:
 class StrictFailure:
     site: Site
     entry: str
-    reason: str
+    reason: StrictReason
     line: int
 
 
@@ -100,7 +101,7 @@ class Prediction:
     function_stats: tuple[FunctionStat, ...] = ()  # breaks and ops per compiled function
 
 
-LIBRARY_ENTRY_KINDS = frozenset({"assumed compiled (nn.Module)", "named entry point"})
+LIBRARY_ENTRY_KINDS = frozenset({ASSUMED_ENTRY, NAMED_ENTRY})
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,7 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
         op_counts=tuple((name, ops.get(name, 0)) for name in sorted(tracer.reached)),
         generators=tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
                          for e, fn in functions if fn is not None and fn.is_generator),
-        placement=tuple(issue for e, fn in functions if fn is not None and e.how != "named entry point"
+        placement=tuple(issue for e, fn in functions if fn is not None and e.how != NAMED_ENTRY
                         for issue in placement_issues(project, fn)),
         library=task.library)
 
@@ -205,19 +206,19 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
     errors: list[FileError] = []
     relaxations: dict[tuple[str, int], bool] = {}
     op_counts: dict[str, int] = {}
-    seen_sites = set()
-    seen_frames = set()
+    seen_sites: set[tuple] = set()
+    seen_frames: set[tuple] = set()
     for result in results:
         for site in result.sites:
-            key = (site.rule, site.path, site.span, site.detail)
-            if not (result.library and key in seen_sites):
+            site_key = (site.rule, site.path, site.span, site.detail)
+            if not (result.library and site_key in seen_sites):
                 sites.append(site)
-            seen_sites.add(key)
+            seen_sites.add(site_key)
         for frame in result.frames:
-            key = (frame.path, frame.qualname, frame.outcome, frame.break_span)
-            if not (result.library and key in seen_frames):
+            frame_key = (frame.path, frame.qualname, frame.outcome, frame.break_span)
+            if not (result.library and frame_key in seen_frames):
                 frames.append(frame)
-            seen_frames.add(key)
+            seen_frames.add(frame_key)
         failures += result.strict_failures
         nested.update(result.nested)
         reached |= result.reached
@@ -228,10 +229,12 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
             op_counts[name] = max(ops, op_counts.get(name, 0))
     generators = tuple(g for r in results for g in r.generators)
     placement = tuple(dict.fromkeys(p for r in results for p in r.placement))
-    return Prediction(entries, tuple(sites), tuple(frames), tuple(failures), nested, frozenset(reached),
-                      tuple(errors), generators, configs, wrapped, placement,
-                      tuple(sorted(k for k, used in relaxations.items() if not used)),
-                      _function_stats(project, entries, sites, op_counts))
+    return Prediction(
+        entries=entries, sites=tuple(sites), frames=tuple(frames), strict_failures=tuple(failures),
+        nested_graph_breaks=nested, reached=frozenset(reached), errors=tuple(errors),
+        generator_entries=generators, configs=configs, wrapped=wrapped, placement=placement,
+        unused_relaxations=tuple(sorted(k for k, used in relaxations.items() if not used)),
+        function_stats=_function_stats(project, entries, sites, op_counts))
 
 
 def _function_stats(project, entries, sites, op_counts) -> tuple[FunctionStat, ...]:
@@ -251,6 +254,7 @@ def _function_stats(project, entries, sites, op_counts) -> tuple[FunctionStat, .
 def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     """Entry parameters hold tensors unless their default or annotation says otherwise."""
     fn = project.function(entry.function)
+    assert fn is not None, entry.function  # entry points are project functions
     params = list(fn.params)
     if fn.class_qualname is not None and params and params[0].kind == "positional":
         params = params[1:]
@@ -327,12 +331,17 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
     return {name: roots.setdefault(find(name), len(roots)) for name in project.modules}
 
 
+# The tracer's records are mutable while it runs (a site's times_traced grows with each frame
+# that traces it) and hold the model's own objects (events, frame infos); the Prediction holds
+# frozen, plain snapshots of them, which is what crosses processes and what checks read.
 def _freeze(r: SiteRecord) -> Site:
-    return Site(r.rule, r.gb_code, r.path, r.event.span, r.frame.qualname, r.frame.name,
-                r.times_traced, r.chain, r.entry, frozenset(r.outcomes), r.event.detail)
+    return Site(rule=r.rule, gb_code=r.gb_code, path=r.path, span=r.event.span, function=r.frame.qualname,
+                frame_name=r.frame.name, times_traced=r.times_traced, chain=r.chain, entry=r.entry,
+                outcomes=frozenset(r.outcomes), detail=r.event.detail)
 
 
 def _frame(o: FrameOutcome, site: Site) -> Frame:
     f = o.frame
-    return Frame(f.path, f.qualname, f.name, f.def_line, o.outcome, o.reason, o.label, o.break_event.line,
-                 o.break_event.span, o.block_line, o.ops_before, site)
+    return Frame(path=f.path, qualname=f.qualname, name=f.name, def_line=f.def_line, outcome=o.outcome,
+                 reason=o.reason, label=o.label, break_line=o.break_event.line, break_span=o.break_event.span,
+                 block_line=o.block_line, ops_before=o.ops_before, site=site)

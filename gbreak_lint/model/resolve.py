@@ -231,17 +231,20 @@ class CallResolver:
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
         """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""
-        if not (isinstance(expr, cst.Attribute) and self.class_of(expr.value) is not None):
+        if not isinstance(expr, cst.Attribute):
             return False
-        found = self.project.class_attribute(self.class_of(expr.value), expr.attr.value)
+        cls = self.class_of(expr.value)
+        if cls is None:
+            return False
+        found = self.project.class_attribute(cls, expr.attr.value)
         if found is None or not isinstance(found[1], cst.Call):
             return False
-        holder, value = found
+        holder, value = found[0], found[1]
         qual = self.project.qualify(value.func, self.project.modules[holder.module])
         return qual is not None and any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes)
 
     def is_nn_module(self, cls: ClassInfo) -> bool:
-        return bool(self.project.external_bases(cls) & self.k.nn_module_bases)
+        return is_nn_module(self.project, self.k, cls)
 
     def function_value(self, expr: cst.BaseExpression) -> FnValue | None:
         return self.callables.value(expr, self.module, self.function, self.bindings, self.local_functions)
@@ -318,20 +321,26 @@ class CallResolver:
         text = cst.Module([]).code_for_node(expr)
         return f"{owner}:{text}"
 
-    def holds_parameters(self, cls: ClassInfo) -> bool:
-        """Does an instance own parameters (a torch layer, nn.Parameter, or such a sub-module)?"""
-        for holder in self.project.mro(cls):
-            module = self.project.modules[holder.module]
-            for value in holder.attributes.values():
-                if not isinstance(value, cst.Call):
-                    continue
-                qual = self.project.qualify(value.func, module) or ""
-                if any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes):
-                    return True
-                sub = self.project.klass(qual)
-                if sub is not None and sub is not cls and self.is_nn_module(sub):
-                    return True
-        return False
+
+# Questions about a class, not about a call site: no function's scope is needed to answer them.
+def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
+    return bool(project.external_bases(cls) & knowledge.nn_module_bases)
+
+
+def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
+    """Does an instance own parameters (a torch layer, nn.Parameter, or such a sub-module)?"""
+    for holder in project.mro(cls):
+        module = project.modules[holder.module]
+        for value in holder.attributes.values():
+            if not isinstance(value, cst.Call):
+                continue
+            qual = project.qualify(value.func, module) or ""
+            if any(qual.startswith(p + ".") for p in knowledge.torch_module_prefixes):
+                return True
+            sub = project.klass(qual)
+            if sub is not None and sub is not cls and is_nn_module(project, knowledge, sub):
+                return True
+    return False
 
 
 def _starred_items(expr: cst.BaseExpression) -> list:
@@ -343,8 +352,8 @@ def _starred_items(expr: cst.BaseExpression) -> list:
         it = expr.for_in.iter
         count = 1
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
-                and len(it.args) == 1 and literal(it.args[0].value) is not None:
-            count = max(0, min(int(literal(it.args[0].value).value), 64))
+                and len(it.args) == 1 and (n := literal(it.args[0].value)) is not None:
+            count = max(0, min(int(n.value), 64))  # type: ignore[call-overload]  # a literal count
         return [expr.elt] * count
     return [expr]
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..diagnostics import ChainLink
+from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, EventKind, Fate, Outcome, StrictReason
 from .env import ModelEnv
-from .resolve import CallResolver
+from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
 from .values import Const
 
@@ -22,7 +23,7 @@ MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is
 # Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
 # strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
 # a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
-NOT_OWN_FRAME = frozenset({"checkpoint", "strict_hop", "attribute_dunder", "dunder"})
+NOT_OWN_FRAME = frozenset({CallMode.CHECKPOINT, CallMode.STRICT_HOP, CallMode.ATTRIBUTE_DUNDER, CallMode.DUNDER})
 
 
 @dataclass
@@ -41,8 +42,8 @@ class SiteRecord:
 @dataclass(frozen=True)
 class FrameOutcome:
     frame: FrameInfo
-    outcome: str  # "skipped" | "partial" | "resume-skipped" | "resume-partial"
-    reason: str  # "loop" | "try" | "with" | "generator" | "skip_frame" | "context_manager"
+    outcome: Outcome
+    reason: BlockKind
     label: str  # the context manager's name, for "with" / "context_manager"
     break_event: Event  # where in this frame the break surfaced
     site: SiteRecord
@@ -54,7 +55,7 @@ class FrameOutcome:
 class StrictError:
     site: SiteRecord
     entry: str
-    reason: str  # "fullgraph" | "error_on_graph_break" | "higher_order_op"
+    reason: StrictReason
     line: int  # line of the strict region (decorator / with) or the compile call
 
 
@@ -99,11 +100,11 @@ class Tracer:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
                 self.values_seen[key.qualname].add(values)
-                self._trace(self.env.frame(key), chain, entry, strict_entry)
+                self._retrace(key, chain, entry, strict_entry)
             elif values not in self.values_seen[key.qualname]:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 self.values_seen[key.qualname].add(values)
-                self._trace(self.env.frame(key), chain, entry, strict_entry)
+                self._retrace(key, chain, entry, strict_entry)
             return
         self.compiled[key.qualname] = {key.instance}
         self.values_seen[key.qualname] = {values}
@@ -132,7 +133,7 @@ class Tracer:
         fn = self.env.project.function(info.qualname)
         if fn is not None and fn.class_qualname is not None:
             cls = self.env.project.klass(fn.class_qualname)
-            if cls is not None and self._resolver_for(fn).is_nn_module(cls):
+            if cls is not None and is_nn_module(self.env.project, self.env.knowledge, cls):
                 return True  # `self` is an nn.Module
         return False
 
@@ -147,13 +148,16 @@ class Tracer:
         fn = self.env.project.function(key.qualname)
         owner = key.self_class or (fn.class_qualname if fn else None)
         cls = self.env.project.klass(owner) if fn and owner else None
-        if cls is None or not self._resolver_for(fn).holds_parameters(cls):
+        if cls is None or not holds_parameters(self.env.project, self.env.knowledge, cls):
             return False
         self.generalized = True
         return True
 
-    def _resolver_for(self, fn) -> CallResolver:
-        return CallResolver(self.env.project, self.env.knowledge, self.env.project.modules[fn.module], fn, {})
+    def _retrace(self, key: FrameKey, chain, entry: str, strict_entry: bool) -> None:
+        """A recompilation of a frame seen before (unknown code has no events: nothing to trace)."""
+        info = self.env.frame(key)
+        if info is not None:
+            self._trace(info, chain, entry, strict_entry)
 
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
         start, resumed = 0, False
@@ -170,20 +174,20 @@ class Tracer:
         for i in range(start, len(events)):
             ev = events[i]
             for c in ev.ctx:
-                if c.kind != "loop":
+                if c.kind != BlockKind.LOOP:
                     block_ops.setdefault((c.kind, c.line), ops)
-                if c.kind == "strict" and c.strict is False:
+                if c.kind == BlockKind.STRICT and c.strict is False:
                     self.relaxations.setdefault((info.path, c.line), False)
-            if ev.kind == "op":
+            if ev.kind == EventKind.OP:
                 ops += 1
                 continue
-            if ev.kind == "call" and ev.mode == "eager":
+            if ev.kind == EventKind.CALL and ev.mode == CallMode.EAGER and ev.target is not None:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
-            if ev.kind == "break" and self._captured(ev, strict_entry):
+            if ev.kind == EventKind.BREAK and self._captured(ev, strict_entry):
                 continue
-            path = ((info, ev),)
-            if ev.kind == "call":
+            path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
+            if ev.kind == EventKind.CALL:
                 inlined = self._inline(ev, (), strict_entry)
                 ops += inlined.ops
                 if not inlined.breaks:
@@ -202,18 +206,18 @@ class Tracer:
 
     def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False) -> _Inlined:
         """Inline a call as Dynamo does: the callee's ops, up to its first break."""
-        info = self.env.frame(call.target)
+        info = self.env.frame(call.target)  # type: ignore[arg-type]  # a call event names its target
         # recursion is cut where a frame calls itself with the same inputs; with other constant
         # arguments (`rec(x, n - 1)`) it is followed, as Dynamo does, down to its base case
         if info is None or info.key in stack or len(stack) > MAX_INLINE_DEPTH:
             return _Inlined(0)
         ops = 0
         for ev in info.events:
-            if ev.kind == "op":
+            if ev.kind == EventKind.OP:
                 ops += 1
-            elif ev.kind == "break" and not self._captured(ev, strict_entry):
+            elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
                 return _Inlined(ops, ((info, ev),))
-            elif ev.kind == "call" and ev.mode != "eager":
+            elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
                 sub = self._inline(ev, stack + (info.key,), strict_entry)
                 ops += sub.ops
                 if sub.breaks:
@@ -229,33 +233,33 @@ class Tracer:
         callers = chain + (_link(info, ev),)  # for frames this break hands to Dynamo
         for frame, point in path:  # a break inside error_on_graph_break(False) uses the relaxation
             for c in point.ctx:
-                if c.kind == "strict" and c.strict is False:
+                if c.kind == BlockKind.STRICT and c.strict is False:
                     self.relaxations[(frame.path, c.line)] = True
         strict = self._strictness(info, path, strict_entry)
-        if strict is not None or ev.mode == "strict_hop":
-            site.outcomes.add("hard_error")
-            reason = "higher_order_op" if ev.mode == "strict_hop" else strict
+        if strict is not None or ev.mode == CallMode.STRICT_HOP:
+            site.outcomes.add(HARD_ERROR)
+            reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
             return None
         fate, blame, block_line = self._fate(ev, path, site_event)
-        nested_call = ev.kind == "call"
-        if fate == "resumed":
-            site.outcomes.add("resumed")
+        nested_call = ev.kind == EventKind.CALL
+        if fate == Fate.RESUMED:
+            site.outcomes.add(Fate.RESUMED)
             if nested_call and ev.mode not in NOT_OWN_FRAME and not self.nested:
                 self.compile_frame(ev.target, callers, entry)
             return i + 1
         before = block_ops.get(block_line, ops) if block_line is not None else ops
-        if fate == "unresumable" and before >= CHECKPOINT_MIN_OPS:
-            fate = "partial"
+        if fate == Fate.UNRESUMABLE and before >= CHECKPOINT_MIN_OPS:
+            fate = Fate.PARTIAL
         else:
-            fate = "skipped" if fate != "partial" else fate
-        outcome = ("resume-" if is_resume else "") + fate
+            fate = Fate.SKIPPED if fate != Fate.PARTIAL else fate
+        outcome = Outcome.of(fate, is_resume)
         site.outcomes.add(outcome)
         self.frames.setdefault((info.qualname, outcome), FrameOutcome(
             info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
-        first_eager = 0 if fate == "skipped" and not is_resume else i
+        first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
         for later in info.events[first_eager:]:
-            if later.kind == "call" and later.mode not in NOT_OWN_FRAME:
+            if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME:
                 self.compile_frame(later.target, chain + (_link(info, later),), entry)
         return None
 
@@ -266,36 +270,36 @@ class Tracer:
         compiled again on their own); with them, the break is handled at its own depth and
         any frame of the chain that cannot resume makes the whole chain fall back.
         """
-        frames = path if self.nested and ev.kind == "call" else path[:1]
-        for frame, point in frames:
-            if any(c.kind == "loop" for c in point.ctx) and not point.loop_escapes:
-                return "skipped", Ctx("loop", point.line), None
-        if site_event.break_kind == "skip_frame" and ev is site_event:
-            return "skipped", Ctx("skip_frame", ev.line), None
-        if ev.mode == "generator":
-            return "skipped", Ctx("generator", ev.line), None
-        if ev.mode in ("attribute", "attribute_dunder"):  # a break under LOAD_ATTR cannot resume
-            return "unresumable", Ctx("attribute", ev.line), _outer_block(ev)
-        for frame, point in frames:
-            blocks = [c for c in point.ctx if c.kind in ("try", "with")]
+        frames = path if self.nested and ev.kind == EventKind.CALL else path[:1]
+        for _frame, point in frames:
+            if any(c.kind == BlockKind.LOOP for c in point.ctx) and not point.loop_escapes:
+                return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None
+        if site_event.break_kind == BreakKind.SKIP_FRAME and ev is site_event:
+            return Fate.SKIPPED, Ctx(BlockKind.SKIP_FRAME, ev.line), None
+        if ev.mode == CallMode.GENERATOR:
+            return Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None
+        if ev.mode in (CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER):  # a break under LOAD_ATTR cannot resume
+            return Fate.UNRESUMABLE, Ctx(BlockKind.ATTRIBUTE, ev.line), _outer_block(ev)
+        for _frame, point in frames:
+            blocks = [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
             if blocks:
-                return "unresumable", blocks[-1], _outer_block(point)
-        if site_event.break_kind == "unresumable" and ev is site_event:
-            return "unresumable", Ctx("context_manager", ev.line, site_event.detail), _outer_block(ev)
-        return "resumed", None, None
+                return Fate.UNRESUMABLE, blocks[-1], _outer_block(point)
+        if site_event.break_kind == BreakKind.UNRESUMABLE and ev is site_event:
+            return Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), _outer_block(ev)
+        return Fate.RESUMED, None, None
 
     def _strictness(self, info, path, strict_entry) -> str | None:
         """Why a break here raises instead of breaking, or None."""
         if strict_entry:
-            return "fullgraph"
+            return StrictReason.FULLGRAPH
         strict = info.strict if info.strict is not None else self.strict_call
         for frame, point in path:
             if frame is not info and frame.strict is not None:
                 strict = frame.strict
             for c in point.ctx:
-                if c.kind == "strict":
+                if c.kind == BlockKind.STRICT:
                     strict = c.strict
-        return "error_on_graph_break" if strict else None
+        return StrictReason.ERROR_ON_GRAPH_BREAK if strict else None
 
     def _run_eagerly(self, key: FrameKey, chain, entry) -> None:
         """A torch.compiler.disable(recursive=False) function: its callees are compiled."""
@@ -303,7 +307,7 @@ class Tracer:
         if info is None:
             return
         for ev in info.events:
-            if ev.kind == "call":
+            if ev.kind == EventKind.CALL and ev.target is not None:
                 self.compile_frame(ev.target, chain + (_link(info, ev),), entry)
 
     def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str) -> SiteRecord:
@@ -312,7 +316,7 @@ class Tracer:
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
         site = self.sites.get(key)
         if site is None:
-            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)
+            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)  # type: ignore[arg-type]
         site.times_traced += ev.hits
         return site
 
@@ -323,5 +327,5 @@ def _link(frame: FrameInfo, ev: Event) -> ChainLink:
 
 def _outer_block(ev: Event) -> tuple[str, int] | None:
     """The outermost try/with around an event: Dynamo's checkpoint must lie before it."""
-    outer = next((c for c in ev.ctx if c.kind != "loop"), None)
+    outer = next((c for c in ev.ctx if c.kind != BlockKind.LOOP), None)
     return (outer.kind, outer.line) if outer else None

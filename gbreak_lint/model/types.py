@@ -6,16 +6,17 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..diagnostics import Span
+from ..vocab import EventKind, BlockKind, CallMode, BreakKind
 
 
 @dataclass(frozen=True)
 class Ctx:
     """A block enclosing an event, innermost last."""
 
-    kind: str  # "loop" | "try" | "with" | "resumable_with" | "strict"
+    kind: BlockKind
     line: int
     label: str = ""  # e.g. the context manager's name
-    strict: bool | None = None  # for kind == "strict": error_on_graph_break(True/False)
+    strict: bool | None = None  # for BlockKind.STRICT: error_on_graph_break(True/False)
 
 
 @dataclass(frozen=True)
@@ -47,19 +48,19 @@ class FrameKey:
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # "op" | "break" | "call"
+    kind: EventKind
     span: Span
     ctx: tuple[Ctx, ...]
     # break
     rule: str | None = None
-    break_kind: str = "resumable"  # "resumable" | "unresumable" | "skip_frame"
+    break_kind: BreakKind = BreakKind.RESUMABLE
     gb_code: str | None = None
     detail: str = ""
     hits: int = 1  # Dynamo meets this break this many times per trace (while-conditions: 2)
     loop_escapes: bool = False  # a `return` ends Dynamo's back-edge scan before the loop's end
     # call
     target: FrameKey | None = None
-    mode: str = "inline"  # "inline" | "generator" | "eager" | "checkpoint" | "strict_hop" | "comprehension"
+    mode: CallMode = CallMode.INLINE
     ops_before_block: int = 0
 
     @property

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -53,7 +53,7 @@ class Seq:
 # Marker for a parameter the caller passes with a value we cannot tell (in FrameKey.arguments).
 PASSED_UNKNOWN = "<passed>"
 
-COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+COMPARE: dict[type, Callable[[Any, Any], Any]] = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
            cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: operator.contains(b, a),
            cst.NotIn: lambda a, b: not operator.contains(b, a)}
@@ -83,7 +83,8 @@ def literal(expr: cst.BaseExpression | None) -> Const | None:
         return Const(-inner.value) if inner is not None and isinstance(inner.value, (int, float)) else None
     if isinstance(expr, cst.Tuple):
         items = [literal(el.value) if isinstance(el, cst.Element) else None for el in expr.elements]
-        return Const(tuple(i.value for i in items)) if all(items) else None
+        known = [i for i in items if i is not None]
+        return Const(tuple(i.value for i in known)) if len(known) == len(items) else None
     return None
 
 

@@ -16,7 +16,7 @@ REASON = {"loop": "graph break in a loop", "try": "break in a try block", "with"
 
 def build(prediction: Prediction, only: str | None = None) -> list[dict]:
     """One tree per entry point: nodes are functions on call chains, leaves are break sites."""
-    frames = {}
+    frames: dict[str, list] = {}
     for f in prediction.frames:
         frames.setdefault(f.qualname, []).append(
             {"outcome": f.outcome, "reason": f.reason, "line": f.break_line})

@@ -1,5 +1,8 @@
 """Apply the rewrites rules declare (`fix: {rewrite: ...}`), re-analysing until the code converges.
 
+It sits above api.py (it re-runs the whole analysis after each rewrite), so fix/ itself never
+imports the pipeline.
+
 One fix per file per round: every rewrite sees positions of the code it edits. Edits live in
 an overlay until the end, so `--diff` and `--fix` walk the same path; files are written
 atomically (temp file + rename), keeping their encoding and newline style (libcst round-trips
@@ -11,14 +14,14 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..api import Selection, analyse
-from ..catalog import Catalog
-from ..config import Config
-from ..diagnostics import Diagnostic, FileError
-from ..files import atomic_write
-from ..parse import parse_source
-from ..report import relpath
-from . import try_rewrite
+from .api import Selection, analyse
+from .catalog import Catalog
+from .config import Config
+from .diagnostics import Diagnostic, FileError
+from .files import atomic_write
+from .parse import parse_source
+from .report import relpath
+from .fix import try_rewrite
 
 MAX_ROUNDS = 25
 
@@ -34,7 +37,7 @@ class FixReport:
         return sorted(p for p, data in self.current.items() if data != self.original[p])
 
     def diff(self) -> str:
-        out = []
+        out: list[str] = []
         for path in self.changed():
             old = _text(self.original[path]).splitlines(keepends=True)
             new = _text(self.current[path]).splitlines(keepends=True)
@@ -75,9 +78,10 @@ def _apply(d: Diagnostic, catalog: Catalog, report: FixReport) -> bool:
         data = Path(path).read_bytes()
         report.original[path] = report.current[path] = data
     parsed = parse_source(Path(path), report.current[path]).parsed
-    if parsed is None:
+    rule = catalog.get(d.code)
+    if parsed is None or rule is None or not rule.fix_rewrite:
         return False
-    new_module = try_rewrite(parsed, d, catalog.get(d.code).fix_rewrite)
+    new_module = try_rewrite(parsed, d, rule.fix_rewrite)
     if new_module is None:
         return False
     new = new_module.bytes

@@ -1,0 +1,117 @@
+"""The closed vocabularies stages exchange: what an event is, which block encloses it, how a
+call is made, what happens to a frame and why.
+
+Each is an enum so a misspelt word is an AttributeError (and a mypy error), not a comparison
+that is silently never true. Members are `str`s equal to their value: JSON output, the
+result cache and messages see exactly the text they saw before.
+"""
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Vocab(str, Enum):
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:  # f"{x}" prints the word on every Python version
+        return format(self.value, spec)
+
+
+class EventKind(Vocab):
+    """What a frame does, in order (model.types.Event)."""
+
+    OP = "op"  # a traced tensor op
+    BREAK = "break"  # a graph break site
+    CALL = "call"  # a call Dynamo inlines (or runs eagerly, see CallMode)
+
+
+class BlockKind(Vocab):
+    """A block enclosing an event (model.types.Ctx), and the reason a frame is skipped or
+    compiled partially (the block to blame, or what stood in for one)."""
+
+    LOOP = "loop"
+    TRY = "try"
+    WITH = "with"  # a context manager Dynamo cannot resume after a break
+    RESUMABLE_WITH = "resumable_with"  # no_grad, autocast, ...: the break resumes inside
+    STRICT = "strict"  # error_on_graph_break(True/False)
+    # reasons only: no block encloses the break, something else makes the frame unresumable
+    SKIP_FRAME = "skip_frame"  # torch._dynamo.skip_frame()
+    GENERATOR = "generator"  # a break inside a generator the frame consumes
+    ATTRIBUTE = "attribute"  # a break under attribute access (a property, __getattr__)
+    CONTEXT_MANAGER = "context_manager"  # the break is entering an unsupported context manager
+
+
+class BreakKind(Vocab):
+    """How Dynamo handles a break cause (a rule's `break:`)."""
+
+    RESUMABLE = "resumable"
+    SKIP_FRAME = "skip_frame"
+    UNRESUMABLE = "unresumable"
+    NONE = "none"  # not a break cause
+
+
+class CallMode(Vocab):
+    """How a call event reaches its callee."""
+
+    INLINE = "inline"
+    GENERATOR = "generator"  # a generator function, or a generator expression's frame
+    EAGER = "eager"  # run eagerly (torch.compiler.disable and friends): its callees compile alone
+    CHECKPOINT = "checkpoint"  # torch.utils.checkpoint: a higher-order op
+    STRICT_HOP = "strict_hop"  # a higher-order op whose body must not break (cond, map, ...)
+    COMPREHENSION = "comprehension"  # a list/set/dict comprehension's own frame
+    ATTRIBUTE = "attribute"  # a property getter
+    ATTRIBUTE_DUNDER = "attribute_dunder"  # __getattr__
+    DUNDER = "dunder"  # __setattr__ / a property setter
+
+
+class CauseCheck(Vocab):
+    """Break causes the model finds by analysis rather than by name (a rule's
+    `trigger: {check: ...}`); model/causes.py and model/events.py look their rules up by these."""
+
+    DATA_DEPENDENT_BRANCH = "data_dependent_branch"
+    DISABLED_CALL = "disabled_call"
+    DISALLOWED_CALL = "disallowed_call"
+    DYNAMIC_SHAPE_INDEX = "dynamic_shape_index"
+    UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
+
+
+class Fate(Vocab):
+    """What a break does to the frame holding it, before checkpoint arithmetic (model.trace)."""
+
+    RESUMED = "resumed"
+    SKIPPED = "skipped"
+    UNRESUMABLE = "unresumable"
+    PARTIAL = "partial"  # unresumable, but enough ops before the block for a checkpoint
+
+
+class Outcome(Vocab):
+    """What happens to a frame (or to the resume function after its earlier break)."""
+
+    SKIPPED = "skipped"
+    PARTIAL = "partial"
+    RESUME_SKIPPED = "resume-skipped"
+    RESUME_PARTIAL = "resume-partial"
+
+    @classmethod
+    def of(cls, fate: Fate, in_resume: bool) -> Outcome:
+        return cls(("resume-" if in_resume else "") + fate.value)
+
+
+class StrictReason(Vocab):
+    """Why a break is a compile error."""
+
+    FULLGRAPH = "fullgraph"
+    ERROR_ON_GRAPH_BREAK = "error_on_graph_break"
+    HIGHER_ORDER_OP = "higher_order_op"
+
+
+# A break site's outcome when the break raises instead (a strict region); its other outcomes
+# are Fate.RESUMED and the Outcome of each frame it skips.
+HARD_ERROR = "hard_error"
+
+# How an entry point was found, for the two ways that are not in the scanned source (an
+# EntryPoint's `how` is otherwise display text built from the compile call: "decorator",
+# "torch.compile(fn)", ...).
+NAMED_ENTRY = "named entry point"  # --entry / entry-points in the configuration
+ASSUMED_ENTRY = "assumed compiled (nn.Module)"  # --assume-compiled modules
