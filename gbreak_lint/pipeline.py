@@ -43,8 +43,6 @@ def _read_only(mapping: dict) -> MappingProxyType:
     return MappingProxyType(mapping)
 
 
-copyreg.pickle(MappingProxyType, lambda m: (_read_only, (dict(m),)))  # the index crosses processes
-
 _WHITESPACE: dict[str, cst.SimpleWhitespace] = {}
 
 
@@ -55,10 +53,26 @@ def _whitespace(value: str) -> cst.SimpleWhitespace:
     return found
 
 
-# The index's expressions (parameter defaults, attribute and module values) arrive from the
-# workers with a whitespace node per token gap; nodes are immutable, so one per distinct text
-# is shared (a tenth of the index's memory, in the parent and in every worker it forks).
-copyreg.pickle(cst.SimpleWhitespace, lambda w: (_whitespace, (w.value,)))
+@contextmanager
+def _pickling_hooks():
+    """How the index crosses processes, registered only while workers run (never in a process
+    that merely imports gbreak-lint, such as flake8's): read-only mappings as such, and one
+    whitespace node per distinct text. The index's expressions (parameter defaults, attribute
+    and module values) arrive from the workers with a whitespace node per token gap; nodes are
+    immutable, so sharing them saves a tenth of the index's memory, in the parent and in every
+    worker it forks."""
+    hooks = {MappingProxyType: lambda m: (_read_only, (dict(m),)),
+             cst.SimpleWhitespace: lambda w: (_whitespace, (w.value,))}
+    saved = {kind: copyreg.dispatch_table.get(kind) for kind in hooks}
+    copyreg.dispatch_table.update(hooks)
+    try:
+        yield
+    finally:
+        for kind, old in saved.items():
+            if old is None:
+                copyreg.dispatch_table.pop(kind, None)
+            else:
+                copyreg.dispatch_table[kind] = old
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
 CHUNKS_PER_WORKER = 16  # runs of neighbouring items (shared imports), short enough to end the workers together
@@ -209,7 +223,8 @@ def _map(fn, items: list, jobs: int, on_failure: Callable[[object, str], object]
         yield from map(fn, items)
         return
     chunk = max(1, len(items) // (jobs * CHUNKS_PER_WORKER))
-    yield from robust_map(fn, items, jobs, chunk, _worker_start, on_failure)
+    with _pickling_hooks():
+        yield from robust_map(fn, items, jobs, chunk, _worker_start, on_failure)
 
 
 def _worker_start() -> None:
