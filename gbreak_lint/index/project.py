@@ -323,12 +323,9 @@ class ProjectIndex:
     def inferred_attribute_class(self, cls: ClassInfo, attr: str) -> ClassInfo | None:
         """The project class of `self.<attr>` when the names alone cannot tell (astroid's
         inference); only when every value it infers is that one class."""
-        inference = self.__dict__.get("_inference")
-        if inference is None:
-            from .inference import ProjectInference  # imports astroid: not on every CLI start-up
+        from .inference import ProjectInference  # imports astroid: not on every CLI start-up
 
-            inference = ProjectInference(self)
-            object.__setattr__(self, "_inference", inference)
+        inference = self.derived("inference", lambda: ProjectInference(self))
         return self.klass(inference.attribute_class(cls, attr))
 
     def class_attribute(self, cls: ClassInfo, attr: str) -> tuple[ClassInfo, cst.BaseExpression] | None:
