@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     floor = parse_floor(files)
     cold = timed(base + [str(corpus)], corpus, {"GBREAK_LINT_TIMINGS": "1"})
     warm = timed(base + [str(corpus)], corpus)
-    one = Path(args.file) if args.file else max(files, key=lambda f: f.stat().st_size)
+    one = corpus / args.file if args.file else max(files, key=lambda f: f.stat().st_size)
     single = timed(base + [str(one)], corpus)
     edited = _edit_then_check(base, corpus, one)
     entry = timed(_entry_command(base, corpus, args.entry_point), corpus) if args.entry_point else None

@@ -44,8 +44,9 @@ class Constructor:
         out: dict[str, Const | None] = {}
         assigned = set()
         for c in reversed(self.project.mro(cls)):
-            if _calls_named(c.node, "setattr"):
-                return {}  # attributes set by name (`setattr(self, k, v)` over kwargs): none fixed
+            init = self.project.function(c.methods.get("__init__"))
+            if init is not None and _calls_named(init.node, "setattr"):
+                return {}  # a constructor setting attributes by name (`setattr(self, k, v)` over kwargs)
             assigned |= set(c.attributes)
             for name, value in _class_body_values(c.node):
                 out[name] = literal(value)
