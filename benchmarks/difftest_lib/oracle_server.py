@@ -87,6 +87,13 @@ def fork_label(oracle, torch, switch, req: dict, timeout: float) -> str:
         os.close(r)
         in_child(oracle, torch, switch, req, w)
     os.close(w)
+    data = collect_child(r, pid, timeout)
+    return data if data else json.dumps({"error": "oracle child timed out or died"})
+
+
+def collect_child(r: int, pid: int, timeout: float) -> str:
+    """What a forked child writes to its pipe `r` until it closes it; killed (and "" so far
+    or nothing) when it stays silent for `timeout` seconds."""
     chunks = []
     with os.fdopen(r, "rb") as pipe:
         while select.select([pipe], [], [], timeout)[0]:
@@ -97,8 +104,7 @@ def fork_label(oracle, torch, switch, req: dict, timeout: float) -> str:
         else:
             os.kill(pid, signal.SIGKILL)  # our own forked child
     os.waitpid(pid, 0)
-    data = b"".join(chunks).decode()
-    return data if data else json.dumps({"error": "oracle child timed out or died"})
+    return b"".join(chunks).decode()
 
 
 def serve() -> None:

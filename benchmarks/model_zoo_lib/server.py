@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import signal
 import sys
 import traceback
 from pathlib import Path
@@ -36,17 +34,9 @@ def _fork(fn, timeout: float) -> str:
             out.write(json.dumps(answer))
         os._exit(0)
     os.close(w)
-    chunks = []
-    with os.fdopen(r, "rb") as pipe:
-        while select.select([pipe], [], [], timeout)[0]:
-            chunk = pipe.read1(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        else:
-            os.kill(pid, signal.SIGKILL)  # our own forked child
-    os.waitpid(pid, 0)
-    data = b"".join(chunks).decode()
+    from difftest_lib.oracle_server import collect_child
+
+    data = collect_child(r, pid, timeout)
     return data if data else json.dumps({"error": f"timed out after {timeout:.0f} s or died"})
 
 
