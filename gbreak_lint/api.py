@@ -21,7 +21,7 @@ from .index import IndexResult
 from .files import read_regular
 from .index.installed import InstalledPackages, for_config
 from .incremental import RunCache, Snapshot, load_summaries
-from .index.skeleton import ENTRIES, GLOBAL_MARKERS, Skeleton, module_names
+from .index.skeleton import ENTRIES, GLOBAL_MARKERS, SETTINGS, Skeleton, module_names
 from .parse import MAX_FILE_BYTES
 from .index.entries import module_forward_entries, named_entries
 from .knowledge import load_profile
@@ -172,12 +172,13 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
             diagnostics += [outcome.diagnostic] if outcome.diagnostic is not None else []
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
-    candidates = () if mode == "entries" else tuple(n for n, s in sorted(summaries.items()) if ENTRIES in s.markers)
+    wanted_marker = SETTINGS if mode == "entries" else ENTRIES  # `--entry`: the project's config switches only
+    candidates = tuple(n for n, s in sorted(summaries.items()) if wanted_marker in s.markers)
     index = build_project(modules, [], knowledge, jobs, _installed(config), project_files, overlay, candidates, runs)
     if program is not None:
         index = _program_only(index, str(program.resolve()))
     clock.lap("entry points")
-    entries = index.entries + named_entries(index.project, config.entry_points)
+    entries = (() if mode == "entries" else index.entries) + named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
     tasks = plan_tasks(index.project, entries, index.configs, Skeleton(summaries.values()).components())

@@ -41,7 +41,8 @@ class Block(nn.Module):
     def forward(self, x):
         return self.lin(x).sum().item()
 """,
-    "pkg/util.py": "def report(x):\n    print('value', x)\n",
+    "pkg/util.py": "import pkg.settings\n\n\ndef report(x):\n    print('value', x)\n",
+    "pkg/settings.py": "import torch\n\ntorch._dynamo.config.capture_scalar_outputs = True\n",
     "pkg/hooks.py": """\
 import torch
 from pkg.model import Net

@@ -37,6 +37,7 @@ HOOK_MARKER = "register_forward"
 DISALLOW_MARKER = "disallow_in_graph"
 GLOBAL_MARKERS = (HOOK_MARKER, DISALLOW_MARKER)
 ENTRIES = "entries"  # may hold compile calls or Dynamo settings (a superset of `might_hold_entries`)
+SETTINGS = "settings"  # may switch a Dynamo config flag (a superset of what the index finds)
 
 
 def sets_globals(text: str, knowledge) -> bool:
@@ -71,7 +72,9 @@ def summarize(path: Path, text: str, name: str, knowledge) -> ModuleSummary:
         else:
             imports += _from_imports(name, is_package, m.group("base"), m.group("names"))
     markers = {marker for marker in GLOBAL_MARKERS if marker in text}
-    if COMPILE_WORD.search(text) or sets_globals(text, knowledge):
+    if sets_globals(text, knowledge):
+        markers |= {ENTRIES, SETTINGS}
+    elif COMPILE_WORD.search(text):
         markers.add(ENTRIES)
     return ModuleSummary(name, str(path), is_package, tuple(dict.fromkeys(imports)), frozenset(markers))
 
