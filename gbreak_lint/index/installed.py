@@ -27,9 +27,14 @@ class InterpreterError(Exception):
     """The interpreter named by --python / `python = ...` cannot be asked for its search path."""
 
 
-@lru_cache(maxsize=8)
 def search_path(python: str) -> tuple[str, ...]:
-    """The interpreter's `sys.path` (site-packages and friends), without the current folder."""
+    """The interpreter's `sys.path` (site-packages and friends), without the current folder.
+    Asked once per interpreter and environment (PYTHONPATH changes the answer)."""
+    return _search_path(python, os.environ.get("PYTHONPATH", ""))
+
+
+@lru_cache(maxsize=8)
+def _search_path(python: str, pythonpath: str) -> tuple[str, ...]:
     code = "import json, sys; print(json.dumps(sys.path))"
     try:
         out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True,
