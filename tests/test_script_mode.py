@@ -111,3 +111,17 @@ def test_a_missing_interpreter_is_a_usage_error(project, capsys):
     project("train.py", TRAIN.format(args=""))
     code, _, err = run(capsys, "check", project.root, "--python", "/nonexistent/python")
     assert code == 2 and "/nonexistent/python" in err
+
+
+def test_the_search_path_follows_the_environment(tmp_path, monkeypatch):
+    """One process asking twice with another PYTHONPATH gets the new answer (a remembered one
+    made script mode read packages from an earlier search path)."""
+    from gbreak_lint.index.installed import search_path
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(first))
+    assert str(first) in search_path(sys.executable) and str(second) not in search_path(sys.executable)
+    monkeypatch.setenv("PYTHONPATH", str(second))
+    assert str(second) in search_path(sys.executable) and str(first) not in search_path(sys.executable)
