@@ -106,4 +106,3 @@ def test_skeleton_reads_imports_from_text_not_docstrings(tmp_path: Path) -> None
     names = module_names(paths)
     skeleton = Skeleton(summarize(p, p.read_text(), names[str(p)], load_profile()) for p in paths)
     assert set(skeleton.imported("a.b")) == {"a.c", "a.e", "a.f"}
-    assert skeleton.closure(["a.b"]) == {"a", "a.b", "a.c", "a.e", "a.f"}

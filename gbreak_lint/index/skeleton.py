@@ -1,17 +1,14 @@
 """The project's shape without parsing it: every module's import name, what it imports (read
-from its text), and the text markers that make a module matter to every Dynamo task.
+from its text), and the text markers that make a module matter to a run.
 
-A scan of a few files (pre-commit, `--entry`, a training script) needs the whole project only
-to answer three questions: which modules can hold compile calls or Dynamo settings, which
-modules a task's code can reach (its import closure, the modules whose edits can change its
-result), and which modules form one program (connected by imports). Imports and markers read
-from the text answer them for a whole library in about a second; libcst parses only the
-modules a task then actually reaches.
+A run on a few files (pre-commit, `--entry`, a training script) needs the whole project only to
+answer two questions: which modules can hold compile calls or Dynamo settings (and hooks every
+task reads), and which modules form one program (connected by imports). Imports and markers
+read from the text answer them for a whole library in about a second (and are cached by
+content); libcst parses only the modules the work then reaches.
 
-The import lines are read with a regular expression over the text with string literals
-blanked, so an import in a docstring is not taken for one; imports inside functions count,
-as they do in the index. Closures are a superset of what a task can read: a name is resolved
-only through imports.
+Import lines are found with a regular expression; one inside a triple-quoted string (a
+docstring example) is skipped; imports inside functions count, as they do in the index.
 """
 from __future__ import annotations
 
@@ -19,7 +16,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from .entries import COMPILE_WORD
 from .names import module_name_for, resolve_relative
@@ -166,22 +163,6 @@ class Skeleton:
             found = self._targets[name] = tuple(out)
         return found
 
-    def closure(self, starts: Iterable[str]) -> frozenset[str]:
-        """The modules reachable from `starts` by imports (themselves included), with the
-        packages each one lives in (their `__init__` runs first and may re-export names)."""
-        seen = {s for s in starts if s in self.modules}
-        todo = list(seen)
-        while todo:
-            name = todo.pop()
-            for other in (*self.imported(name), *_packages_of(name, self.modules)):
-                if other not in seen:
-                    seen.add(other)
-                    todo.append(other)
-        return frozenset(seen)
-
-    def marked(self, marker: str) -> tuple[str, ...]:
-        return tuple(sorted(n for n, s in self.modules.items() if marker in s.markers))
-
     def components(self) -> dict[str, int]:
         """Modules connected by imports (either way) share a number: one program."""
         parent = {name: name for name in self.modules}
@@ -197,8 +178,3 @@ class Skeleton:
                 parent[find(name)] = find(other)
         roots: dict[str, int] = {}
         return {name: roots.setdefault(find(name), len(roots)) for name in sorted(self.modules)}
-
-
-def _packages_of(name: str, modules: Mapping[str, ModuleSummary]) -> list[str]:
-    parts = name.split(".")
-    return [p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in modules]
