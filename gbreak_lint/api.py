@@ -87,7 +87,7 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     store = cache.ProjectStore(config.root, config.cache_dir) if use_cache else None
     fingerprint = _run_fingerprint(config, selection)
     known = store.file_stats() if store else {}
-    digests = cache.content_digests(indexed, known=known)
+    digests = cache.content_digests(indexed, known=known) if store else {}  # no cache: nothing is keyed by them
     if store:
         store.keep_file_stats(digests, known)
     key = cache.cache_key(fingerprint, digests, reported) if store and fingerprint else None
@@ -154,8 +154,11 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     reported, indexed, skipped = files if files is not None else _files(paths, config)
     wanted = {str(p) for p in reported}
     clock = Stopwatch()
-    snapshot = Snapshot(digests if digests is not None and not overlay else cache.content_digests(indexed, overlay),
-                        module_names(indexed))
+    if store is None:  # nothing is stored or reused: the digests would key nothing
+        digests = {}
+    elif digests is None or overlay:
+        digests = cache.content_digests(indexed, overlay)
+    snapshot = Snapshot(digests, module_names(indexed))
     summaries = load_summaries(store, snapshot, knowledge, lambda path: _text(Path(path), overlay))
     runs = RunCache(store, _run_fingerprint(config, selection) or "", snapshot, summaries)
     mode = _mode(config, program, reported, indexed)

@@ -76,6 +76,7 @@ def _pickling_hooks():
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
 CHUNKS_PER_WORKER = 16  # runs of neighbouring items (shared imports), short enough to end the workers together
+POOL_ROUNDS = 4  # fresh workers this many times per stage: bounds what each one's memory grows to
 WORKER_TREE_BUDGET = 2_000_000  # source characters of trees a worker keeps between tasks (~50 bytes each)
 
 
@@ -223,8 +224,9 @@ def _map(fn, items: list, jobs: int, on_failure: Callable[[object, str], object]
         yield from map(fn, items)
         return
     chunk = max(1, len(items) // (jobs * CHUNKS_PER_WORKER))
+    pool_chunks = max(jobs, jobs * CHUNKS_PER_WORKER // POOL_ROUNDS)
     with _pickling_hooks():
-        yield from robust_map(fn, items, jobs, chunk, _worker_start, on_failure)
+        yield from robust_map(fn, items, jobs, chunk, _worker_start, on_failure, pool_chunks)
 
 
 def _worker_start() -> None:

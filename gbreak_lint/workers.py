@@ -8,6 +8,10 @@ A worker can fail three ways, and none may stop the scan or make it wait forever
 - a worker stops answering: after `stall_seconds` without any result the pool is killed and
   its unfinished items are treated as above, with the same limit per item.
 An item that fails again becomes `on_failure(item, reason)`: a per-file error in the report.
+
+A worker's memory grows as it works: every inherited page it touches (a reference count is a
+write) becomes its own copy, and its caches fill. With `pool_chunks` a fresh pool is forked
+after that many chunks, so the growth is bounded by what one round does, not by the repository.
 """
 from __future__ import annotations
 
@@ -45,13 +49,16 @@ def _run_chunk(fn: Callable, items: list) -> list:
 
 
 def robust_map(fn: Callable, items: list, jobs: int, chunk: int, initializer: Callable | None,
-               on_failure: Callable[[object, str], object]) -> Iterator:
-    """`fn(item)` for each item, in order, using `jobs` forked workers."""
+               on_failure: Callable[[object, str], object], pool_chunks: int | None = None) -> Iterator:
+    """`fn(item)` for each item, in order, using `jobs` forked workers (a fresh pool of them
+    every `pool_chunks` chunks of `chunk` items, if given)."""
     chunks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
     while chunks:
-        failed_at = yield from _pool_run(fn, chunks, jobs, initializer, on_failure)
+        batch = chunks[:pool_chunks] if pool_chunks else chunks
+        failed_at = yield from _pool_run(fn, batch, jobs, initializer, on_failure)
         if failed_at is None:
-            return
+            chunks = chunks[len(batch):]
+            continue
         # The pool broke or stalled: the chunk being waited for runs item by item in processes
         # of their own; the chunks after it get a fresh pool (each break isolates one chunk,
         # so this ends).

@@ -9,7 +9,7 @@ from gbreak_lint import api
 from gbreak_lint.config import load_config
 from gbreak_lint.index import lazy
 from gbreak_lint.knowledge import load_profile
-from gbreak_lint.index.skeleton import Skeleton, module_names, summarize
+from gbreak_lint.index.skeleton import ENTRIES, SETTINGS, Skeleton, module_names, summarize
 
 FILES = {
     "pkg/__init__.py": "from .model import Net\n",
@@ -106,3 +106,32 @@ def test_skeleton_reads_imports_from_text_not_docstrings(tmp_path: Path) -> None
     names = module_names(paths)
     skeleton = Skeleton(summarize(p, p.read_text(), names[str(p)], load_profile()) for p in paths)
     assert set(skeleton.imported("a.b")) == {"a.c", "a.e", "a.f"}
+
+
+@pytest.mark.parametrize("text, imported", [
+    ("'''\nimport a.c\n'''\nimport a.d\n", {"a.d"}),  # the other quote kind
+    ('x = """ \'\'\' """\nimport a.c\ny = """\nimport a.d\n"""\n', {"a.c"}),  # a quote of the other kind inside
+    ('"""never closed\nimport a.c\n', set()),  # an unclosed string runs to the end
+    ("x = 1  # import a.c\nimport_thing = 2\nfrom a import (c,\n  import_d)\nimport a.e; import a.f\n",
+     {"a", "a.c", "a.e"}),  # the word `import` outside import statements; one statement per line
+    ("def f():\n    from a import e\n", {"a.e"}),  # imports inside functions count
+])
+def test_skeleton_import_statements_found_from_the_word(tmp_path: Path, text: str, imported: set) -> None:
+    (tmp_path / "a").mkdir()
+    for rel in ("a/__init__.py", "a/c.py", "a/d.py", "a/e.py", "a/f.py"):
+        (tmp_path / rel).write_text("")
+    (tmp_path / "a/b.py").write_text(text)
+    paths = sorted(tmp_path.rglob("*.py"))
+    names = module_names(paths)
+    skeleton = Skeleton(summarize(p, p.read_text(), names[str(p)], load_profile()) for p in paths)
+    assert set(skeleton.imported("a.b")) == imported
+
+
+def test_hook_modules_are_not_config_modules() -> None:
+    """A forward hook makes a module read by every task, not a place of Dynamo settings: an
+    `--entry` run walks it for config switches only if its text can hold one."""
+    hook = summarize(Path("h.py"), "def f(m):\n    m.register_forward_hook(g)\n", "h", load_profile())
+    config = summarize(Path("c.py"), "import torch\ntorch._dynamo.config.suppress_errors = True\n", "c",
+                       load_profile())
+    assert "register_forward" in hook.markers and SETTINGS not in hook.markers and ENTRIES not in hook.markers
+    assert SETTINGS in config.markers and ENTRIES in config.markers

@@ -94,3 +94,21 @@ def test_item_failing_everywhere_is_reported():
 @pytest.mark.parametrize("jobs", [1])
 def test_single_job_still_works(jobs):
     assert list(robust_map(_square, [1, 2], jobs, 1, None, lambda i, r: None)) == [1, 4]
+
+
+def _pid(x):
+    return x, os.getpid()
+
+
+def test_fresh_pool_every_round_keeps_order_and_results():
+    """`pool_chunks`: workers are replaced between rounds (their grown memory is freed), and
+    the results are those of one pool, in order; a failure inside a later round still costs
+    only its item."""
+    out = list(robust_map(_pid, list(range(8)), 2, 1, None, lambda i, r: None, pool_chunks=2))
+    assert [x for x, _ in out] == list(range(8))
+    rounds = [{pid for _, pid in out[i:i + 2]} for i in range(0, 8, 2)]
+    assert all(not (a & b) for a, b in zip(rounds, rounds[1:]))  # no worker outlives its round
+    assert PARENT not in {pid for _, pid in out}
+    failing = list(robust_map(_dies_on_three, list(range(6)), 2, 1, None,
+                              lambda item, reason: ("failed", item), pool_chunks=2))
+    assert failing[:3] == [0, 1, 4] and failing[3] == ("failed", 3) and failing[4:] == [16, 25]

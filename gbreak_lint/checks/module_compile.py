@@ -12,6 +12,6 @@ def run(rule, prediction: Prediction):
     for entry in prediction.entries:
         if entry.how != "torch.compile(module)":
             continue
-        name = entry.assigned_to or "model"
+        name = entry.instance_name or entry.assigned_to or "model"
         message = render(rule.message, name=name)
         yield advice(rule, entry.path, entry.span or line_span(entry.line), message, entry=entry.function)

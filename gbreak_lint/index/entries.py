@@ -9,6 +9,7 @@ import libcst as cst
 from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
+from .names import dotted
 from .project import SAME_INSTANCE_METHODS, ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
@@ -29,6 +30,7 @@ class EntryPoint:
     self_class: str | None = None  # compiling a module instance: its class (forward may be inherited)
     called_as: str | None = None  # the name the program calls the compiled code by
     construction: cst.Call | None = None  # `Net(cfg)`: how the compiled module instance was built
+    instance_name: str | None = None  # `torch.compile(model)`: the compiled module instance's name
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ class _EntryFinder(cst.CSTVisitor):
             self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how,
                                            self.module.parsed.span(node), assigned,
                                            cls.qualname if cls is not None else None, called_as,
-                                           self.construction(instance)))
+                                           self.construction(instance),
+                                           dotted(instance) if instance is not None else None))
 
     def construction(self, instance) -> cst.Call | None:
         """The call that built a module instance: `Net(cfg)` itself, or what a name holds."""
@@ -164,14 +167,14 @@ class _EntryFinder(cst.CSTVisitor):
                 and isinstance(node.value, cst.Call):
             self.assigned[id(node.value)] = node.targets[0].target.value
         for target in node.targets:
-            t = target.target
-            if isinstance(t, cst.Name):
-                self.local_values[-1][t.value] = node.value
-            if isinstance(t, cst.Name) and isinstance(node.value, cst.Call):
-                cls = self.project.created_class(node.value, self.module, self.function)
-                if cls is not None:
-                    self.local_types[-1][t.value] = cls.qualname
-            self._config_assign(t, node.value, node)
+            for t, value in _unpacked(target.target, node.value):
+                if isinstance(t, cst.Name):
+                    self.local_values[-1][t.value] = value
+                if isinstance(t, cst.Name) and isinstance(value, cst.Call):
+                    cls = self.project.created_class(value, self.module, self.function)
+                    if cls is not None:
+                        self.local_types[-1][t.value] = cls.qualname
+                self._config_assign(t, value, node)
 
     def _config_assign(self, target, value, node) -> None:
         if not isinstance(target, cst.Attribute) or not isinstance(value, cst.Name):
@@ -248,6 +251,16 @@ class _EntryFinder(cst.CSTVisitor):
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+
+
+def _unpacked(target, value) -> list[tuple]:
+    """`a, b = A(), B()`: each name with its own value (as two assignments would bind them);
+    any other target with the whole value."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+            and len(target.elements) == len(value.elements) \
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+        return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    return [(target, value)]
 
 
 def _fullgraph(call: cst.Call) -> bool:

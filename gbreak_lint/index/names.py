@@ -6,18 +6,28 @@ from pathlib import Path
 import libcst as cst
 
 
-def module_name_for(path: Path) -> str:
+def module_name_for(path: Path, packages: dict[Path, str] | None = None) -> str:
     """The import name of a file, found from its chain of `__init__.py` folders.
 
     `src/pkg/sub/mod.py` with `pkg/__init__.py` and `pkg/sub/__init__.py` -> `pkg.sub.mod`;
-    a file outside any package is a top-level module named after its stem.
+    a file outside any package is a top-level module named after its stem. `packages`: folder
+    -> its dotted package name ("" outside any package), shared between calls (naming a whole
+    tree would otherwise ask the file system about the same folders again for every file).
     """
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts) if parts else path.parent.name
+    package = _package_of(path.parent, {} if packages is None else packages)
+    name = package if path.stem == "__init__" else ".".join(filter(None, (package, path.stem)))
+    return name or path.parent.name
+
+
+def _package_of(folder: Path, packages: dict[Path, str]) -> str:
+    found = packages.get(folder)
+    if found is None:
+        if folder.parent != folder and (folder / "__init__.py").is_file():
+            found = ".".join(filter(None, (_package_of(folder.parent, packages), folder.name)))
+        else:
+            found = ""
+        packages[folder] = found
+    return found
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:

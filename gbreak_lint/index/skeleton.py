@@ -21,11 +21,10 @@ from typing import Iterable
 from .entries import COMPILE_WORD
 from .names import module_name_for, resolve_relative
 
-# `from .a.b import (x, y)` / `import a.b as c, d`, at the start of a logical line
-IMPORT_LINE = re.compile(
-    r"^[ \t]*(?:from[ \t]+(?P<base>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|(?:[^\n\\]|\\\n)*)"
-    r"|import[ \t]+(?P<modules>(?:[^\n\\;]|\\\n)*))", re.M)
-TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
+# `from .a.b import (x, y)` / `import a.b as c, d`, matched at the start of a logical line
+IMPORT_STATEMENT = re.compile(
+    r"[ \t]*(?:from[ \t]+(?P<base>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|(?:[^\n\\]|\\\n)*)"
+    r"|import[ \t]+(?P<modules>(?:[^\n\\;]|\\\n)*))")
 
 len_max = 1 << 62  # sorts after every span starting at the same offset
 
@@ -37,15 +36,18 @@ ENTRIES = "entries"  # may hold compile calls or Dynamo settings (a superset of 
 SETTINGS = "settings"  # may switch a Dynamo config flag (a superset of what the index finds)
 
 
-def sets_globals(text: str, knowledge) -> bool:
-    """Can this module change what every Dynamo task of its program does: a Dynamo config
-    switch (`torch._dynamo.config.x = ...`, `config.patch(...)`,
-    `reorderable_logging_functions`), a forward hook, `disallow_in_graph`? (A cheap text test,
-    a superset of what the index finds.)"""
-    if any(marker in text for marker in GLOBAL_MARKERS) or ".patch(" in text \
-            or "reorderable_logging_functions" in text:
+def sets_config(text: str, knowledge) -> bool:
+    """Can this module switch a Dynamo config flag for its program (`torch._dynamo.config.x =
+    ...`, `config.patch(...)`, `reorderable_logging_functions`)? A cheap text test, a superset
+    of what the index finds."""
+    if ".patch(" in text or "reorderable_logging_functions" in text:
         return True
     return any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text)
+
+
+def mentions_compile(text: str) -> bool:
+    # the literal test first: the pattern has no literal prefix for the regex engine to skip by
+    return ("compile" in text or "optimize" in text) and COMPILE_WORD.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -59,21 +61,38 @@ class ModuleSummary:
 
 def summarize(path: Path, text: str, name: str, knowledge) -> ModuleSummary:
     is_package = path.stem == "__init__"
-    strings = _docstring_spans(text)
     imports: list[str] = []
-    for m in IMPORT_LINE.finditer(text):
-        if strings and _inside(m.start(), strings):
-            continue
+    for m in _import_statements(text):
         if m.group("modules") is not None:
             imports += _plain_imports(m.group("modules"))
         else:
             imports += _from_imports(name, is_package, m.group("base"), m.group("names"))
     markers = {marker for marker in GLOBAL_MARKERS if marker in text}
-    if sets_globals(text, knowledge):
+    if sets_config(text, knowledge):
         markers |= {ENTRIES, SETTINGS}
-    elif COMPILE_WORD.search(text):
+    elif mentions_compile(text):
         markers.add(ENTRIES)
     return ModuleSummary(name, str(path), is_package, tuple(dict.fromkeys(imports)), frozenset(markers))
+
+
+def _import_statements(text: str):
+    """The import statements of a module's text, outside triple-quoted strings. Found from the
+    word `import` (a literal search, many times faster than a line-anchored pattern tried at
+    every offset), each matched from the start of its line."""
+    strings: list[tuple[int, int]] | None = None
+    last_line = -1
+    at = text.find("import")
+    while at >= 0:
+        line = text.rfind("\n", 0, at) + 1
+        m = IMPORT_STATEMENT.match(text, line) if line != last_line else None
+        last_line = line
+        if m is not None and at < m.end():
+            strings = _docstring_spans(text) if strings is None else strings
+            if not (strings and _inside(line, strings)):
+                yield m
+            at = text.find("import", m.end())
+        else:
+            at = text.find("import", at + 6)
 
 
 def _docstring_spans(text: str) -> list[tuple[int, int]]:
@@ -81,15 +100,19 @@ def _docstring_spans(text: str) -> list[tuple[int, int]]:
     pattern wants the line to start with `from`/`import`, which no comment or one-line string
     does). Each opening quote is paired with the next of its kind."""
     spans = []
-    opened: re.Match | None = None
-    for m in TRIPLE_QUOTES.finditer(text):
-        if opened is None:
-            opened = m
-        elif m.group(0) == opened.group(0):
-            spans.append((opened.start(), m.end()))
-            opened = None
-    if opened is not None:
-        spans.append((opened.start(), len(text)))
+    double, single = text.find('"""'), text.find("'''")  # the next of each kind; -1: no more
+    while double >= 0 or single >= 0:
+        quote, start = ('"""', double) if single < 0 or 0 <= double < single else ("'''", single)
+        end = text.find(quote, start + 3)
+        if end < 0:
+            spans.append((start, len(text)))
+            break
+        after = end + 3
+        spans.append((start, after))
+        if 0 <= double < after:
+            double = text.find('"""', after)
+        if 0 <= single < after:
+            single = text.find("'''", after)
     return spans
 
 
@@ -127,8 +150,9 @@ def module_names(paths: Iterable[Path]) -> dict[str, str]:
     gets `name#2`; imports see the first, in path order)."""
     names: dict[str, str] = {}
     taken: set[str] = set()
+    packages: dict[Path, str] = {}
     for path in sorted(paths):
-        base = module_name_for(path)
+        base = module_name_for(path, packages)
         name, n = base, 2
         while name in taken:
             name = f"{base}#{n}"
@@ -145,14 +169,20 @@ class Skeleton:
         self.modules: dict[str, ModuleSummary] = {s.name: s for s in summaries}
         self.by_path: dict[str, str] = {s.path: s.name for s in self.modules.values()}
         self._targets: dict[str, tuple[str, ...]] = {}
+        self._prefixes: dict[str, str | None] = {}
 
     def module_of_prefix(self, qualname: str) -> str | None:
+        if qualname in self._prefixes:
+            return self._prefixes[qualname]
+        found = None
         parts = qualname.split(".")
         for i in range(len(parts), 0, -1):
             name = ".".join(parts[:i])
             if name in self.modules:
-                return name
-        return None
+                found = name
+                break
+        self._prefixes[qualname] = found
+        return found
 
     def imported(self, name: str) -> tuple[str, ...]:
         """The project modules `name` imports (the longest module prefix of each target)."""

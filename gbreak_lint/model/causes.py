@@ -12,7 +12,7 @@ from .attributes import getattr_override, property_getter, setattr_override
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey
-from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length
+from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length, star_arguments
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -283,6 +283,7 @@ class CauseMatcher:
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in by_name:
                 self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
+        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor))
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=any(a.star for a in node.args),

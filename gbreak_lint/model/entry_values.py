@@ -16,7 +16,7 @@ from ..knowledge import Knowledge
 from ..walk import walk
 from .instances import Constructor, TopScope
 from .types import FrameKey
-from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, literal
+from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, literal, star_arguments
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -69,6 +69,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         tensors.discard(name)
         found = literal(value)
         arguments[name] = found if found is not None else PASSED_UNKNOWN
+    arguments.update(star_arguments(params, positional, call.args,
+                                    lambda value: _is_tensor_expr(project, knowledge, module, value)))
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0]))})
 

@@ -50,6 +50,38 @@ class Seq:
         return self.length
 
 
+@dataclass(frozen=True)
+class Keywords:
+    """A callee's `**kwargs` when the call site spells every keyword it passes: which names it
+    holds is known (`kwargs.get("scale")` of a name not passed is the default), not the values."""
+
+    names: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+
+def star_arguments(params, positional: list, args, is_tensor: Callable) -> dict[str, "Const"]:
+    """What a callee's `*args` / `**kwargs` hold for a call site that unpacks nothing: the extra
+    positional arguments (their number; left unknown when one is a tensor) and the keywords no
+    named parameter takes. Dynamo specialises on both (`if len(args) > 0 or kwargs.get("x")`)."""
+    if any(a.star for a in args):
+        return {}
+    out: dict[str, Const] = {}
+    extra = [a for a in args if a.keyword is None][len(positional):]
+    named = {p.name for p in params if p.kind not in ("star", "double_star")}
+    for param in params:
+        if param.kind == "star" and not any(is_tensor(a.value) for a in extra):
+            out[param.name] = Const(Seq(len(extra), "tuple"))
+        elif param.kind == "double_star":
+            keywords = sorted(a.keyword.value for a in args if a.keyword is not None and a.keyword.value not in named)
+            out[param.name] = Const(Keywords(tuple(keywords)))
+    return out
+
+
 # Marker for a parameter the caller passes with a value we cannot tell (in FrameKey.arguments).
 PASSED_UNKNOWN = "<passed>"
 
@@ -214,12 +246,14 @@ class ValueEvaluator:
     def _Call(self, expr: cst.Call, depth: int) -> Const | None:
         func = expr.func
         args = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if isinstance(func, cst.Attribute) and func.attr.value in ("get", "pop") and 1 <= len(args) <= 2:
+            return self._keyword_lookup(func.value, args, depth)
         name = func.value if isinstance(func, cst.Name) and self.name_value(func.value) is None else None
         if name == "isinstance" and len(args) == 2:
             return self._isinstance(args[0], args[1], depth)
         if name == "len" and len(args) == 1:
             found = self.value(args[0], depth)
-            return Const(len(found.value)) if found and isinstance(found.value, (tuple, str, Seq)) else \
+            return Const(len(found.value)) if found and isinstance(found.value, (tuple, str, Seq, Keywords)) else \
                 self._len_of_display(args[0])
         if name in ("hasattr", "getattr") and len(args) >= 2:
             attr = self.value(args[1], depth)
@@ -232,6 +266,15 @@ class ValueEvaluator:
                 return self.attribute_value(cst.Attribute(args[0], cst.Name(attr.value)))
             return None
         return self.call_value(expr)
+
+    def _keyword_lookup(self, holder, args: list, depth: int) -> Const | None:
+        """`kwargs.get("x", d)` / `kwargs.pop("x", d)` of a name the call site did not pass: `d`.
+        (A name it passed has a value we do not know; popping it would change the mapping.)"""
+        found = self.value(holder, depth)
+        key = self.value(args[0], depth)
+        if found is None or not isinstance(found.value, Keywords) or key is None or key.value in found.value:
+            return None
+        return self.value(args[1], depth) if len(args) == 2 else Const(None)
 
     def _isinstance(self, obj, kinds, depth: int) -> Const | None:
         names = [self.qualify(el.value) for el in kinds.elements] if isinstance(kinds, cst.Tuple) \
