@@ -40,6 +40,7 @@ class BlockKind(Vocab):
     GENERATOR = "generator"  # a break inside a generator the frame consumes
     ATTRIBUTE = "attribute"  # a break under attribute access (a property, __getattr__)
     CONTEXT_MANAGER = "context_manager"  # the break is entering an unsupported context manager
+    NEW_OBJECT = "new_object"  # the break is inside a method of an object the frame created
 
 
 class BreakKind(Vocab):
@@ -74,6 +75,7 @@ class CauseCheck(Vocab):
     DISALLOWED_CALL = "disallowed_call"
     DYNAMIC_SHAPE_INDEX = "dynamic_shape_index"
     UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
+    NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
 
 
 class Fate(Vocab):

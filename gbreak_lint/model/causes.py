@@ -1,12 +1,14 @@
 """Match calls, assignments and `with` items against the break-cause catalog and knowledge."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import libcst as cst
 
 from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
+from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .attributes import getattr_override, property_getter, setattr_override
 from .instances import Constructor, TopScope
@@ -258,7 +260,24 @@ class CauseMatcher:
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
-        self.b.emit(EventKind.CALL, node, target=key, mode=mode)
+        self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
+
+    def _new_receiver(self, node: cst.Call, target: CallTarget) -> bool:
+        """Is this a method of a plain object the frame itself created (`Helper().run(x)`, or
+        `h = Helper()` then `h.run(x)`)? Resuming after a break inside it needs the new object
+        rebuilt, which Dynamo cannot do (nn.Module instances, and objects made elsewhere, it can)."""
+        func = node.func
+        if not target.skip_first_param or not isinstance(func, cst.Attribute):
+            return False
+        resolver, receiver = self.b.resolver, func.value
+        if isinstance(receiver, cst.Call):
+            cls = resolver.instantiated_class(receiver)
+        elif isinstance(receiver, cst.Name) and receiver.value in resolver.local_types \
+                and receiver.value not in resolver.many:
+            cls = self.env.project.klass(resolver.local_types[receiver.value])
+        else:
+            return False
+        return cls is not None and not resolver.is_nn_module(cls)
 
     def frame_key(self, target: CallTarget, node: cst.Call) -> FrameKey:
         params = [p for p in target.function.params]
@@ -287,15 +306,39 @@ class CauseMatcher:
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=any(a.star for a in node.args),
-                        training=self._callee_training(target),
+                        training=self._callee_training(target, node),
                         attributes=self._callee_attributes(target, node))
 
-    def _callee_training(self, target: CallTarget) -> bool | None:
+    def _callee_training(self, target: CallTarget, node: cst.Call) -> bool | None:
         """`self.training` in the callee: a method of the same instance or a sub-module shares
-        the caller's mode (`module.eval()` sets it on every sub-module)."""
+        the caller's mode (`module.eval()` sets it on every sub-module); a module instance held
+        by a module-level name has its own (`m = Net().eval()`)."""
+        if isinstance(node.func, cst.Name) and target.instance:
+            return self._global_instance_training(node.func.value)
         if target.skip_first_param or target.instance:
             return self.b.key.training
         return None
+
+    def _global_instance_training(self, name: str) -> bool | None:
+        """`m = Net().eval()` / `Net().train(False)`: eval; `m = Net()`: nn.Module's default,
+        training, unless the module switches it (`m.eval()` / `m.train(...)` anywhere)."""
+        module = self.b.module
+        value = module.values.get(name)
+        if name in module.reassigned or not isinstance(value, cst.Call):
+            return None
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in SAME_INSTANCE_METHODS:
+            method, args = value.func.attr.value, value.args
+            if method == "eval":
+                return False
+            if method == "train":
+                mode = self.b.values.value(args[0].value) if args else Const(True)
+                return bool(mode.value) if mode is not None else None
+            value = value.func.value
+        if self.b.resolver.instantiated_class(value) is None:
+            return None  # a factory's result: its mode is whatever the factory set
+        switched = re.search(rf"\b{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(", module.parsed.text)
+        return None if switched else True
 
     def _callee_attributes(self, target: CallTarget, node: cst.Call) -> tuple:
         """What the callee's `self` holds: the caller's own for `self.method()`, the built

@@ -230,7 +230,13 @@ class CallResolver:
         return self.function_value(container.elements[0].value)
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
-        """`self.lin` assigned `nn.Linear(...)`: calling it is a traced torch op."""
+        """A torch module instance: `self.lin` assigned `nn.Linear(...)`, or a module-level
+        `LIN = nn.Linear(...)` (calling it is a traced torch op; deep-copying it is not)."""
+        if isinstance(expr, cst.Name) and expr.value != "self" and expr.value not in self.local_types \
+                and expr.value not in self.module.reassigned \
+                and not (self.function is not None and any(p.name == expr.value for p in self.function.params)):
+            value = self.module.values.get(expr.value)
+            return isinstance(value, cst.Call) and self._torch_module_call(value, self.module)
         if not isinstance(expr, cst.Attribute):
             return False
         cls = self.class_of(expr.value)
@@ -239,8 +245,10 @@ class CallResolver:
         found = self.project.class_attribute(cls, expr.attr.value)
         if found is None or not isinstance(found[1], cst.Call):
             return False
-        holder, value = found[0], found[1]
-        qual = self.project.qualify(value.func, self.project.modules[holder.module])
+        return self._torch_module_call(found[1], self.project.modules[found[0].module])
+
+    def _torch_module_call(self, value: cst.Call, module) -> bool:
+        qual = self.project.qualify(value.func, module)
         return qual is not None and any(qual.startswith(p + ".") for p in self.k.torch_module_prefixes)
 
     def is_nn_module(self, cls: ClassInfo) -> bool:

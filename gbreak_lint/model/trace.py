@@ -9,10 +9,10 @@ compiled once (Dynamo's cache).  Measured semantics: ../shared/docs/dynamo-seman
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..diagnostics import ChainLink
-from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, EventKind, Fate, Outcome, StrictReason
+from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, CauseCheck, EventKind, Fate, Outcome, StrictReason
 from .env import ModelEnv
 from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
@@ -243,6 +243,11 @@ class Tracer:
             return None
         fate, blame, block_line = self._fate(ev, path, site_event)
         nested_call = ev.kind == EventKind.CALL
+        rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
+        if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
+            site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
+            site, (fate, blame, block_line) = rebuild, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
+                                                         _outer_block(ev))
         if fate == Fate.RESUMED:
             site.outcomes.add(Fate.RESUMED)
             if nested_call and ev.mode not in NOT_OWN_FRAME and not self.nested:
@@ -262,6 +267,17 @@ class Tracer:
             if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME:
                 self.compile_frame(later.target, chain + (_link(info, later),), entry)
         return None
+
+    def _rebuild_site(self, info, ev: Event, callers, entry: str) -> SiteRecord | None:
+        """Without nested graph breaks, a break inside a method of an object this frame created
+        makes Dynamo resume at the call, with the bound method of the new object on the stack:
+        it cannot rebuild that ("Reconstruction failure"), and the frame runs eagerly."""
+        rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD)
+        if not ev.new_receiver or self.nested or rule is None or self.env.flag(rule.unless_config):
+            return None
+        event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
+                        break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
+        return self._hit(info, event, callers, entry)
 
     def _fate(self, ev: Event, path, site_event: Event):
         """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) here.

@@ -62,6 +62,7 @@ class Event:
     target: FrameKey | None = None
     mode: CallMode = CallMode.INLINE
     ops_before_block: int = 0
+    new_receiver: bool = False  # a method of a (non-module) object this frame created: `Helper().run(x)`
 
     @property
     def line(self) -> int:
