@@ -263,15 +263,29 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
                     training=_entry_training(project, entry))
 
 
-HALF_PRECISION = re.compile(r"\.half\(|float16|bfloat16|\.to\(\s*dtype|autocast|set_default_dtype")
+HALF_PRECISION = re.compile(r"\btorch\.(?:b?float16|half)\b|\bfloat16\b|\.half\(|\.bfloat16\(|\.to\(\s*dtype"
+                            r"|autocast|set_default_dtype")
+# what comes right before a dtype that is only compared with: `x.dtype == torch.float16`,
+# `dtype is not torch.half`, `dtype in (torch.float16, torch.bfloat16)`
+COMPARED_WITH = re.compile(r"(?:[=!]=|\bis(?:\s+not)?|\bin)\s*[(\[{]?\s*(?:torch\.\w+\s*,\s*)*$")
 
 
 def _changes_dtypes(project: ProjectIndex, task: Task) -> bool:
     """Does a program run its compiled code in another dtype than the default (`.half()`,
-    autocast)? Its dtype comparisons are then not constants we can tell."""
+    autocast, a half dtype it passes or sets)? Its dtype comparisons are then not constants we
+    can tell. A half dtype the program only compares with makes nothing half."""
     paths = {e.path for e in task.entries}
-    return any(HALF_PRECISION.search(project.modules[project.by_path[p]].parsed.text)
-               for p in paths if p in project.by_path)
+    return any(_makes_half(project.modules[project.by_path[p]].parsed.text) for p in paths if p in project.by_path)
+
+
+def _makes_half(text: str) -> bool:
+    for m in HALF_PRECISION.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if "#" in text[line_start:m.start()]:
+            continue  # a comment
+        if not (m.group(0).startswith("torch.") and COMPARED_WITH.search(text, line_start, m.start())):
+            return True
+    return False
 
 
 def _entry_training(project: ProjectIndex, entry: EntryPoint) -> bool | None:

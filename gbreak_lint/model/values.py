@@ -237,6 +237,11 @@ class ValueEvaluator:
         except Exception:  # noqa: BLE001
             return None
 
+    def _Tuple(self, expr: cst.Tuple, depth: int) -> Const | None:
+        """`(torch.float16, torch.bfloat16)`: a tuple of known values (`dtype in (...)`)."""
+        items = [self.value(el.value, depth) if isinstance(el, cst.Element) else None for el in expr.elements]
+        return Const(tuple(i.value for i in items if i is not None)) if None not in items else None
+
     def _IfExp(self, expr: cst.IfExp, depth: int) -> Const | None:
         test = self.truth_at(expr.test, depth)
         if test is None:
