@@ -287,6 +287,7 @@ class CauseMatcher:
         tensors: set[str] = set()
         bindings: dict[str, FnValue] = dict(target.captured)
         arguments: dict[str, object] = {}
+        passed: dict[str, cst.BaseExpression] = {}  # parameter -> the argument bound to it
         given = [a for a in node.args if a.keyword is None]
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given
@@ -295,19 +296,23 @@ class CauseMatcher:
                     tensors.update(p.name for p in params if p.kind == "star")
                 break
             if i < len(positional):
+                passed[positional[i].name] = arg.value
                 self._bind(positional[i].name, arg.value, tensors, bindings, arguments)
             elif self.b.scope.is_tensor(arg.value):  # extra arguments land in the callee's *args
                 tensors.update(p.name for p in params if p.kind == "star")
         by_name = {p.name for p in params}
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in by_name:
+                passed[arg.keyword.value] = arg.value
                 self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
         arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor))
+        shapes = {name: self.b.values.shape_of(value) for name, value in passed.items() if name in tensors}
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=any(a.star for a in node.args),
                         training=self._callee_training(target, node),
-                        attributes=self._callee_attributes(target, node))
+                        attributes=self._callee_attributes(target, node),
+                        shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)))
 
     def _callee_training(self, target: CallTarget, node: cst.Call) -> bool | None:
         """`self.training` in the callee: a method of the same instance or a sub-module shares

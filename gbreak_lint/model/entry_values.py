@@ -16,7 +16,7 @@ from ..knowledge import Knowledge
 from ..walk import walk
 from .instances import Constructor, TopScope
 from .types import FrameKey
-from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, literal, star_arguments
+from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape, literal, star_arguments
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -36,8 +36,8 @@ def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     if not entry.called_as:
         return [(key, False)]
     variants: list[tuple[FrameKey, bool]] = []
-    for call, strict in _calls_named(project, knowledge, module, entry.called_as):
-        variant = (_with_call_site(project, knowledge, module, key, call, skip_self=cls is not None), strict)
+    for call, strict, local_values in _calls_named(project, knowledge, module, entry.called_as):
+        variant = (_with_call_site(project, knowledge, module, key, call, cls is not None, local_values), strict)
         if variant not in variants:
             variants.append(variant)
     return variants[:MAX_VARIANTS] or [(key, False)]
@@ -47,7 +47,8 @@ def _fields(key: FrameKey) -> dict:
     return {f: getattr(key, f) for f in key.__dataclass_fields__}
 
 
-def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool) -> FrameKey:
+def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool,
+                    local_values: dict | None = None) -> FrameKey:
     fn = project.function(key.qualname)
     if fn is None or any(a.star for a in call.args):
         return key
@@ -57,7 +58,11 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     arguments: dict[str, object] = {}
     pairs = [(p.name, a.value) for p, a in zip(positional, [a for a in call.args if a.keyword is None])]
     pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
+    shapes: dict[str, tuple[int, ...]] = {}
     for name, value in pairs:
+        shape = _made_shape(project, knowledge, module, value, local_values or {})
+        if shape is not None:
+            shapes[name] = shape
         length = display_length(value)
         if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)
@@ -72,7 +77,19 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     arguments.update(star_arguments(params, positional, call.args,
                                     lambda value: _is_tensor_expr(project, knowledge, module, value)))
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
-                       "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0]))})
+                       "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
+                       "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors))})
+
+
+def _made_shape(project, knowledge, module, value, local_values: dict, depth: int = 0) -> tuple[int, ...] | None:
+    """The size of the tensor an entry is called with: made by a factory in the call, or bound
+    to a name (in the calling function, else at module level) that was."""
+    if isinstance(value, cst.Name) and depth < 4:
+        bound = local_values.get(value.value, module.values.get(value.value))
+        return _made_shape(project, knowledge, module, bound, local_values, depth + 1) if bound is not None else None
+    if not isinstance(value, cst.Call):
+        return None
+    return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories)
 
 
 def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
@@ -91,11 +108,13 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values
 
 
-def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, bool]]:
+def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, bool, dict]]:
     """Calls of `name(...)`, each with whether it runs inside `with error_on_graph_break(True)`
-    (the program makes every break of that compile an error)."""
-    found: list[tuple[cst.Call, bool]] = []
+    (the program makes every break of that compile an error) and the plain `name = value`
+    assignments of its function seen before it (what the arguments it passes were bound to)."""
+    found: list[tuple[cst.Call, bool, dict]] = []
     strict: list[bool] = []
+    scopes: list[dict] = [{}]
 
     def strict_item(item: cst.WithItem) -> bool:
         call = item.item
@@ -109,9 +128,20 @@ def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, 
         def leave_With(self, node: cst.With) -> None:
             strict.pop()
 
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            scopes.append({})
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            scopes.pop()
+
+        def leave_Assign(self, node: cst.Assign) -> None:  # after the calls in its value
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    scopes[-1][target.target.value] = node.value
+
         def visit_Call(self, node: cst.Call) -> None:
             if isinstance(node.func, cst.Name) and node.func.value == name:
-                found.append((node, any(strict)))
+                found.append((node, any(strict), dict(scopes[-1]) if len(scopes) > 1 else {}))
 
     walk(module.parsed.module, V())
     return found

@@ -19,7 +19,7 @@ from ..walk import walk
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
-from .values import Const, Obj, ValueEvaluator, literal
+from .values import Const, Obj, TensorShape, ValueEvaluator, factory_shape, literal
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
 
@@ -104,8 +104,11 @@ class FrameValues:
 
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name) and value is not None:
-            found = self.value(value)
-            self.locals[target.value] = found if found is not None else _UNKNOWN_LOCAL
+            found: object = self.value(value)
+            if found is None:
+                shape = self.shape_of(value)
+                found = TensorShape(shape) if shape is not None else _UNKNOWN_LOCAL
+            self.locals[target.value] = found
             return
         for name in target_names(target):
             self.locals[name] = _UNKNOWN_LOCAL
@@ -130,12 +133,81 @@ class FrameValues:
             merged[name] = values[0] if all(v == values[0] for v in values) else _UNKNOWN_LOCAL
         self.locals = merged
 
+    # -- shapes ---------------------------------------------------------------------------
+    def shape_of(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
+        """A tensor's static shape, where the frame knows it: a parameter the caller passed a
+        tensor of known size, a factory call (`torch.randn(4, 4)`), and what elementwise
+        operations with Python numbers and shape-preserving functions make of those."""
+        if depth > 8:
+            return None
+        if isinstance(expr, cst.Name):
+            held = self.locals.get(expr.value)
+            if held is not None:
+                return held.dims if isinstance(held, TensorShape) else None
+            return dict(self.key.shapes).get(expr.value) if expr.value in self.params else None
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.shape_of(expr.left, depth + 1), self.shape_of(expr.right, depth + 1)
+            if left is not None and right is not None:
+                return left if left == right else None
+            other = expr.right if left is not None else expr.left
+            known = self.value(other)
+            return (left or right) if known is not None and type(known.value) in (int, float, bool) else None
+        if isinstance(expr, cst.Call):
+            return self._call_shape(expr, depth)
+        return None
+
+    def _call_shape(self, call: cst.Call, depth: int) -> tuple[int, ...] | None:
+        made = factory_shape(call, self.qualify, self.k.sized_tensor_factories)
+        if made is not None:
+            return made
+        func = call.func
+        qual = self.qualify(func)
+        if qual is not None:  # torch.sin(x), F.relu(x)
+            module, _, name = qual.rpartition(".")
+            if module in ("torch", "torch.nn.functional") and name in self.k.shape_preserving and call.args:
+                return self.shape_of(call.args[0].value, depth + 1)
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value in self.k.shape_preserving:
+            return self.shape_of(func.value, depth + 1)  # x.relu(), x.half()
+        return None
+
+    def _shape_fact(self, call: cst.Call) -> Const | None:
+        """`x.size()`, `x.size(0)`, `x.dim()`, `x.numel()`, `len(x)` of a tensor of known shape."""
+        func, args = call.func, [a.value for a in call.args if a.keyword is None]
+        if isinstance(func, cst.Name) and func.value == "len" and len(args) == 1:
+            shape = self.shape_of(args[0])
+            return Const(shape[0]) if shape else None
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("size", "dim", "numel", "ndimension"):
+            return None
+        shape = self.shape_of(func.value)
+        if shape is None:
+            return None
+        method = func.attr.value
+        if method == "size":
+            if not args:
+                return Const(shape)
+            index = self.value(args[0])
+            try:
+                return Const(shape[index.value]) if index is not None and type(index.value) is int else None
+            except IndexError:
+                return None
+        if method == "numel":
+            total = 1
+            for d in shape:
+                total *= d
+            return Const(total)
+        return Const(len(shape))
+
     # -- attributes ---------------------------------------------------------------------
     def attribute_value(self, expr: cst.Attribute) -> Const | None:
         name = expr.attr.value
         owner = expr.value
         if name == "dtype" and self.scope.is_tensor(owner):
             return self._dtype(owner)
+        if name in ("shape", "ndim"):
+            shape = self.shape_of(owner)
+            if shape is not None:
+                return Const(shape) if name == "shape" else Const(len(shape))
         if isinstance(owner, cst.Name) and owner.value == "self" and self.cls is not None:
             if name == "training":
                 return Const(self.key.training) if self.key.training is not None else None
@@ -193,6 +265,9 @@ class FrameValues:
         return True
 
     def call_value(self, call: cst.Call) -> Const | None:
+        fact = self._shape_fact(call)
+        if fact is not None:
+            return fact
         qual = self.qualify(call.func)
         if qual in self.k.constant_calls:
             return Const(self.k.constant_calls[qual])

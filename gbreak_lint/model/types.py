@@ -44,6 +44,7 @@ class FrameKey:
     unbound_passed: bool = False  # `*args`/`**kwargs` at the call site: no parameter takes its default
     training: bool | None = None  # `self.training` of the module instance (None: unknown)
     attributes: tuple[tuple[str, object], ...] = ()  # `self.<attr>` -> values.Const, from its construction
+    shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()  # tensor parameter -> its (static) shape
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,29 @@ def star_arguments(params, positional: list, args, is_tensor: Callable) -> dict[
     return out
 
 
+@dataclass(frozen=True)
+class TensorShape:
+    """A local tensor's static shape (a frame's locals hold it in place of a Python value)."""
+
+    dims: tuple[int, ...]
+
+
+def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset) -> tuple[int, ...] | None:
+    """`torch.randn(4, 4)` / `torch.zeros((2, 3))` (then `.half()` etc.): the size it makes."""
+    while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call) \
+            and qualify(call.func) is None:
+        call = call.func.value  # `torch.randn(2, 3).half()`: the method keeps the shape
+    if qualify(call.func) not in factories:
+        return None
+    sizes = [a.value for a in call.args if a.keyword is None]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [el.value for el in sizes[0].elements]
+    dims = [d.value if d is not None else None for d in map(literal, sizes)]
+    if not dims or any(type(d) is not int for d in dims):
+        return None
+    return tuple(d for d in dims if isinstance(d, int))
+
+
 # Marker for a parameter the caller passes with a value we cannot tell (in FrameKey.arguments).
 PASSED_UNKNOWN = "<passed>"
 
@@ -237,6 +260,18 @@ class ValueEvaluator:
         except Exception:  # noqa: BLE001
             return None
 
+    def _Subscript(self, expr: cst.Subscript, depth: int) -> Const | None:
+        """`x.shape[0]`, `sizes[-1]`: an item of a known tuple at a constant index."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        base, index = self.value(expr.value, depth), self.value(expr.slice[0].slice.value, depth)
+        if base is None or index is None or not isinstance(base.value, tuple) or type(index.value) is not int:
+            return None
+        try:
+            return Const(base.value[index.value])
+        except IndexError:
+            return None
+
     def _Tuple(self, expr: cst.Tuple, depth: int) -> Const | None:
         """`(torch.float16, torch.bfloat16)`: a tuple of known values (`dtype in (...)`)."""
         items = [self.value(el.value, depth) if isinstance(el, cst.Element) else None for el in expr.elements]
@@ -259,7 +294,7 @@ class ValueEvaluator:
         if name == "len" and len(args) == 1:
             found = self.value(args[0], depth)
             return Const(len(found.value)) if found and isinstance(found.value, (tuple, str, Seq, Keywords)) else \
-                self._len_of_display(args[0])
+                self._len_of_display(args[0]) or self.call_value(expr)
         if name in ("hasattr", "getattr") and len(args) >= 2:
             attr = self.value(args[1], depth)
             if attr is None or not isinstance(attr.value, str):
