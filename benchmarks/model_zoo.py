@@ -122,12 +122,12 @@ def main(argv: list[str] | None = None) -> int:
 
     libs = [x.strip() for x in args.libs.split(",") if x.strip()]
     stores = {lib: Store(args.store_dir / f"{lib}-{VERSIONS[lib]}.json", lib, VERSIONS[lib]) for lib in libs}
+    only = {m.strip() for m in args.models.split(",")} if args.models else None
     if not args.score_only:
         if not Path(args.python).exists():
             raise SystemExit(f"{args.python} not found: create the environment with --setup-env DIR")
         from model_zoo_lib.runner import Labeller, log
 
-        only = {m.strip() for m in args.models.split(",")} if args.models else None
         modes = tuple(m.strip() for m in args.modes.split(","))
         lab = Labeller(args.python, args.work, stores, VERSIONS, args.jobs, args.timeout,
                        retry_failed=args.retry_failed)
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
         report = args.report or args.store_dir / "report.json"
         score_all(stores, args.python, args.work, report, VERSIONS, args.lint_jobs, args.lint_timeout,
-                  linter_src=args.linter_src.resolve())
+                  linter_src=args.linter_src.resolve(), only=only)
     return 0
 
 

@@ -166,7 +166,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     if mode == "whole":
         loaded, jobs = indexed, scan_jobs(jobs, len(indexed))
     else:  # modules are parsed as the work reaches them: workers would each parse them again
-        loaded, jobs = _demand_loaded(reported if mode == "files" else [], summaries), 1
+        loaded, jobs = (reported if mode == "files" else []), 1
     modules, diagnostics, errors = [], [], list(skipped)
     for outcome in index_files(loaded, overlay, jobs, progress):
         if outcome.module is not None:
@@ -177,7 +177,9 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     clock.lap("parse + index files")
     wanted_marker = SETTINGS if mode == "entries" else ENTRIES  # `--entry`: the project's config switches only
     candidates = tuple(n for n, s in sorted(summaries.items()) if wanted_marker in s.markers)
-    index = build_project(modules, [], knowledge, jobs, _installed(config), project_files, overlay, candidates, runs)
+    marked = {text: tuple(n for n, s in sorted(summaries.items()) if text in s.markers) for text in GLOBAL_MARKERS}
+    index = build_project(modules, [], knowledge, jobs, _installed(config), project_files, overlay, candidates, runs,
+                          marked)
     if program is not None:
         index = _program_only(index, str(program.resolve()))
     clock.lap("entry points")
@@ -218,14 +220,6 @@ def _mode(config: Config, program: Path | None, reported: list[Path], indexed: l
     if config.entry_points and config.assume_compiled != "modules":
         return "entries"
     return "files" if len(reported) < len(indexed) else "whole"
-
-
-def _demand_loaded(reported: list[Path], summaries: dict) -> list[Path]:
-    """What a demand-driven run parses up front: the files it reports on (their syntax errors,
-    their modules; not for `--entry`, which parses what the entries reach) and the modules
-    every task reads (hooks, disallow_in_graph)."""
-    marked = {Path(s.path) for s in summaries.values() if s.markers & set(GLOBAL_MARKERS)}
-    return sorted(set(reported) | marked)
 
 
 def _text(path: Path, overlay) -> str | None:

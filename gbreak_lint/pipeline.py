@@ -138,10 +138,11 @@ def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
 def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge: Knowledge,
                   jobs: int, installed: InstalledPackages | None = None,
                   project_files: dict[str, Path] | None = None, overlay: dict[str, bytes] | None = None,
-                  candidates: tuple[str, ...] | None = None, cache: RunCache | None = None) -> IndexResult:
+                  candidates: tuple[str, ...] | None = None, cache: RunCache | None = None,
+                  marked: dict[str, tuple[str, ...]] | None = None) -> IndexResult:
     """The project index and its compile entry points, found in `candidates` (module names;
     default: every module that might hold some), each from `cache` when what it read is unchanged."""
-    project = assemble_project(modules, installed, project_files, overlay)
+    project = assemble_project(modules, installed, project_files, overlay, marked)
     if candidates is None:
         candidates = tuple(name for name, mod in list(project.modules.items())
                            if might_hold_entries(project, knowledge, mod))

@@ -93,7 +93,7 @@ def test_entry_run_finds_what_the_whole_index_finds(project: Path, monkeypatch) 
     demand = _found(_analyse(project, True, monkeypatch))
     # the whole-index run also reports files it parsed on the way (the syntax error)
     assert demand == [f for f in whole if f[0] != "broken.py"]
-    assert any(name == "hooks.py" for name, _, _ in demand), "hook modules are loaded up front"
+    assert any(name == "hooks.py" for name, _, _ in demand), "hook modules are found when a task asks for hooks"
 
 
 def test_skeleton_reads_imports_from_text_not_docstrings(tmp_path: Path) -> None:
@@ -135,3 +135,21 @@ def test_hook_modules_are_not_config_modules() -> None:
                        load_profile())
     assert "register_forward" in hook.markers and SETTINGS not in hook.markers and ENTRIES not in hook.markers
     assert SETTINGS in config.markers and ENTRIES in config.markers
+
+
+def test_hook_modules_are_parsed_only_when_a_task_runs(project: Path, monkeypatch, tmp_path_factory) -> None:
+    """Every task reads the forward hooks, so the modules marked as registering some are
+    parsed when a task is simulated; a pre-commit run whose tasks all come from the cache
+    does not parse them."""
+    monkeypatch.setenv("GBREAK_LINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    config = replace(load_config(project), entry_points=("pkg.model:Net.forward",),
+                     assume_compiled="none")
+    parsed: list[str] = []
+    real = lazy.parse_file
+    monkeypatch.setattr(lazy, "parse_file", lambda path: parsed.append(Path(path).name) or real(path))
+    first = api.lint_paths([project / "pkg/model.py"], config, jobs=1)
+    assert "hooks.py" in parsed, "the task asked for hooks: the marked module was parsed"
+    parsed.clear()
+    again = api.lint_paths([project / "pkg/model.py", project / "pkg/util.py"], config, jobs=1)
+    assert "hooks.py" not in parsed
+    assert [d for d in again.diagnostics if d.path.endswith("model.py")] == list(first.diagnostics)

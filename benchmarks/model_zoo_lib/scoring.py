@@ -142,7 +142,9 @@ def gb_types(stores: dict, python: str | None = None) -> dict:
 
 def score_all(stores: dict, python: str, work: Path, report_path: Path, versions: dict,
               lint_jobs: int = 1, lint_timeout: float = 300, sites: list[str] | None = None,
-              quiet: bool = False, lock: Path = LOCK, linter_src: Path = REPO) -> dict:
+              quiet: bool = False, lock: Path = LOCK, linter_src: Path = REPO,
+              only: set[str] | None = None) -> dict:
+    """Score every labelled program (`only`: those of these models) and write the report."""
     sites = sites or site_dirs(python)
     if not sites:
         raise SystemExit(f"cannot ask {python} for its site-packages folders")
@@ -151,6 +153,8 @@ def score_all(stores: dict, python: str, work: Path, report_path: Path, versions
     failed = defaultdict(Counter)
     for lib, store in stores.items():
         for pid, entry in sorted(store.data["programs"].items()):
+            if only is not None and entry["model"] not in only:
+                continue
             model = store.model(entry["model"]) or {}
             if "label" not in entry or "params" not in model:
                 failed[(lib, entry["mode"])]["oracle failed: " + entry.get("failed", "?")[:80]] += 1

@@ -61,11 +61,13 @@ def index_file(parsed: ParsedModule) -> tuple[ModuleIndex | None, FileError | No
 
 def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | None = None,
                      project_files: Mapping[str, Path] | None = None,
-                     overlay: Mapping[str, bytes] | None = None) -> ProjectIndex:
+                     overlay: Mapping[str, bytes] | None = None,
+                     marked: Mapping[str, tuple[str, ...]] | None = None) -> ProjectIndex:
     """The project's modules by import name; with `installed`, imports the project does not
     define are looked up among installed packages when first asked (script mode); with
     `project_files` (import name -> file), the project's files not in `indexed` are parsed
-    when first asked (a demand-driven run)."""
+    when first asked (a demand-driven run); `marked` (text -> module names) tells which of
+    those hold the texts project-wide facts look for (forward hooks, disallow_in_graph)."""
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
     named = {str(path): name for name, path in (project_files or {}).items()}  # the run's own names
@@ -79,10 +81,12 @@ def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | 
             mod = _renamed(mod, name)
         modules[name] = mod
         by_path[mod.path] = name
+    for name, path in (project_files or {}).items():  # files not parsed yet are the project's too
+        by_path.setdefault(str(path), name)
     if installed is not None:
         own = frozenset(name.split(".")[0] for name in (*modules, *(project_files or ())))  # the project's packages
         installed = InstalledPackages(installed.paths, installed.excluded | own, installed.only)
-    return ProjectIndex(LazyModules(modules, by_path, installed, project_files, overlay), by_path)
+    return ProjectIndex(LazyModules(modules, by_path, installed, project_files, overlay, marked), by_path)
 
 
 def entry_facts(project: ProjectIndex, knowledge: Knowledge, mod: ModuleIndex) -> EntryFacts | FileError:

@@ -4,8 +4,9 @@
 `modules.get(name)`) finds a project module, or parses and indexes the installed module of that
 name on the search path (script mode). A demand-driven run (`--entry`) also leaves the project's
 own files unparsed until a lookup names them (`project_files`). Iterating sees only what has
-been loaded, so stages that walk "every module" (entry points, hooks) walk what the run loaded
-up front (the modules that hold Dynamo settings and hooks) and what it reached.
+been loaded, so stages that walk "every module" (entry points) walk what the run loaded up
+front (the modules that may hold Dynamo settings) and what it reached; project-wide facts found
+by text (forward hooks, disallow_in_graph) load the modules the skeleton marked as holding it.
 """
 from __future__ import annotations
 
@@ -28,8 +29,10 @@ STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", 
 class LazyModules(Mapping):
     def __init__(self, project: dict[str, ModuleIndex], by_path: dict[str, str],
                  installed: InstalledPackages | None, project_files: Mapping[str, Path] | None = None,
-                 overlay: Mapping[str, bytes] | None = None):
+                 overlay: Mapping[str, bytes] | None = None,
+                 marked: Mapping[str, tuple[str, ...]] | None = None):
         self._modules = project
+        self._marked = marked or {}  # text -> the project modules whose source holds it (not parsed yet)
         self._by_path = by_path
         self._installed = installed
         self._project_files = project_files or {}  # import name -> file, not parsed yet
@@ -126,6 +129,14 @@ class LazyModules(Mapping):
         except OSError:
             return None
         return path, data.decode("utf-8", "replace")
+
+    def with_text(self, text: str) -> list[ModuleIndex]:
+        """The modules whose source holds `text`: those the run was told hold it (loaded now,
+        when a task first asks: a run whose tasks all come from the cache never parses them),
+        and any other loaded one that does."""
+        for name in self._marked.get(text, ()):
+            self.get(name)
+        return [m for m in self._modules.values() if text in m.parsed.text]
 
     def loaded_values(self) -> list[ModuleIndex]:
         """The modules indexed so far, without noting them as read."""

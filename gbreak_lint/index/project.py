@@ -88,8 +88,8 @@ class ProjectIndex:
     def mentioning(self, text: str) -> list[ModuleIndex]:
         """The loaded modules whose source contains `text` (a pre-filter for project-wide
         facts); only those count as read."""
-        loaded = getattr(self.modules, "loaded_values", None)
-        found = [m for m in (loaded() if loaded else list(self.modules.values())) if text in m.parsed.text]
+        with_text = getattr(self.modules, "with_text", None)
+        found = with_text(text) if with_text else [m for m in list(self.modules.values()) if text in m.parsed.text]
         self.reads.note_all(m.name for m in found)
         return found
 

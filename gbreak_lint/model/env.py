@@ -70,6 +70,12 @@ class ModelEnv:
             hit = self._node_memo[key] = (node, compute())
         return hit[1]
 
+    def function_places(self) -> dict[str, tuple[str, int]]:
+        """Where each analysed function is defined (file, line of its def); comprehensions and
+        other frames that are not functions of their own (`<listcomp>`) are left out."""
+        return {key.qualname: (info.path, info.def_line) for key, info in self._frames.items()
+                if info is not None and not info.name.startswith("<")}
+
     def op_counts(self) -> dict[str, int]:
         """Tensor ops in each analysed function's own body (the most of any analysed variant)."""
         counts: dict[str, int] = {}

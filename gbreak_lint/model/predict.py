@@ -127,6 +127,7 @@ class TaskResult:
     errors: tuple[FileError, ...] = ()
     relaxations: tuple[tuple[tuple[str, int], bool], ...] = ()
     op_counts: tuple[tuple[str, int], ...] = ()
+    places: tuple[tuple[str, str, int], ...] = ()  # (function, file, def line) of each reached function
     generators: tuple[FrameRefData, ...] = ()
     placement: tuple[PlacementIssue, ...] = ()
     library: bool = False
@@ -176,7 +177,7 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
                 raise
             errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
     frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
-    ops = env.op_counts()
+    ops, places = env.op_counts(), env.function_places()
     functions = [(e, project.function(e.function)) for e in task.entries]
     return TaskResult(
         sites=tuple(frozen.values()),
@@ -187,6 +188,7 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
         reached=frozenset(tracer.reached), errors=tuple(errors),
         relaxations=tuple(tracer.relaxations.items()),
         op_counts=tuple((name, ops.get(name, 0)) for name in sorted(tracer.reached)),
+        places=tuple((name, *places[name]) for name in sorted(tracer.reached) if name in places),
         generators=tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
                          for e, fn in functions if fn is not None and fn.is_generator),
         placement=tuple(issue for e, fn in functions if fn is not None and e.how != NAMED_ENTRY
@@ -206,6 +208,7 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
     errors: list[FileError] = []
     relaxations: dict[tuple[str, int], bool] = {}
     op_counts: dict[str, int] = {}
+    places: dict[str, tuple[str, int]] = {}
     seen_sites: set[tuple] = set()
     seen_frames: set[tuple] = set()
     for result in results:
@@ -227,6 +230,7 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
             relaxations[key] = relaxations.get(key, False) or used
         for name, ops in result.op_counts:
             op_counts[name] = max(ops, op_counts.get(name, 0))
+        places.update({name: (path, line) for name, path, line in result.places})
     generators = tuple(g for r in results for g in r.generators)
     placement = tuple(dict.fromkeys(p for r in results for p in r.placement))
     return Prediction(
@@ -234,20 +238,21 @@ def merge_results(project: ProjectIndex, entries: tuple[EntryPoint, ...], config
         nested_graph_breaks=nested, reached=frozenset(reached), errors=tuple(errors),
         generator_entries=generators, configs=configs, wrapped=wrapped, placement=placement,
         unused_relaxations=tuple(sorted(k for k, used in relaxations.items() if not used)),
-        function_stats=_function_stats(project, entries, sites, op_counts))
+        function_stats=_function_stats(entries, sites, op_counts, places))
 
 
-def _function_stats(project, entries, sites, op_counts) -> tuple[FunctionStat, ...]:
+def _function_stats(entries, sites, op_counts, places) -> tuple[FunctionStat, ...]:
+    """Breaks and ops per analysed function, placed where the tasks found it (looking the
+    functions up again would parse their modules in a run whose tasks all came from the cache)."""
     entry_names = {e.function for e in entries}
     breaks: dict[str, set] = {}
     for site in sites:
         breaks.setdefault(site.function, set()).add((site.path, site.span))
     stats = []
     for name, ops in sorted(op_counts.items()):
-        fn = project.function(name)
-        if fn is not None:
-            stats.append(FunctionStat(name, fn.path, fn.def_line, len(breaks.get(name, ())), ops,
-                                      name in entry_names))
+        if name in places:
+            path, line = places[name]
+            stats.append(FunctionStat(name, path, line, len(breaks.get(name, ())), ops, name in entry_names))
     return tuple(stats)
 
 
