@@ -19,6 +19,10 @@ from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_lengt
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
 
+# `m.eval()`, `m.train()`, `m.train(True)`, `m.train(False)`: the mode each sets (else unknown)
+_SWITCH_MODES = {"eval": False, "train": True, "trainTrue": True, "trainFalse": False}
+
+
 class CauseMatcher:
     def __init__(self, env, builder):
         self.env = env
@@ -342,21 +346,28 @@ class CauseMatcher:
             value = value.func.value
         if self.b.resolver.instantiated_class(value) is None:
             return None  # a factory's result: its mode is whatever the factory set
-        switched = re.search(rf"\b{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(", module.parsed.text)
-        return None if switched else True
+        modes = {_SWITCH_MODES.get(m.group(1) + m.group(2).replace(" ", ""))
+                 for m in re.finditer(rf"\b{re.escape(name)}\s*\.\s*(eval|train)\s*\(([^)]*)\)", module.parsed.text)}
+        if not modes:
+            return True
+        return modes.pop() if len(modes) == 1 else None  # switched both ways: which one holds is unknown
 
     def _callee_attributes(self, target: CallTarget, node: cst.Call) -> tuple:
         """What the callee's `self` holds: the caller's own for `self.method()`, the built
-        sub-module's for `self.attn(x)`."""
+        sub-module's for `self.attn(x)` and `self.model.decoder(x)`."""
         func = node.func
         if isinstance(func, cst.Name) and target.instance:  # `model = Net(debug=True)` at module level
             return self._global_instance_attributes(func.value, target)
-        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) \
-                or func.value.value != "self":
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(func, cst.Attribute) or not isinstance(root, cst.Name) or root.value != "self":
             return ()
         if target.instance:
             held = self.b.values.value(func)
             return held.value.attrs if held is not None and isinstance(held.value, Obj) else ()
+        if not isinstance(func.value, cst.Name):  # `self.helper.method()`: another object's method
+            return ()
         return self.b.key.attributes if target.skip_first_param else ()
 
     def _global_instance_attributes(self, name: str, target: CallTarget) -> tuple:
