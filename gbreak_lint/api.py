@@ -120,7 +120,7 @@ def _in_library(d: Diagnostic, library: set[str]) -> Diagnostic:
 
 def _installed(config: Config) -> InstalledPackages | None:
     """Where imports the project does not define are looked up (script mode), if anywhere."""
-    return for_config(config.python, config.installed_packages) if config.follow_installed else None
+    return for_config(config.python, config.installed_packages, config.root) if config.follow_installed else None
 
 
 def _files(paths: list[Path], config: Config) -> tuple[list[Path], list[Path], list]:

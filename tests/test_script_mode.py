@@ -125,3 +125,20 @@ def test_the_search_path_follows_the_environment(tmp_path, monkeypatch):
     assert str(first) in search_path(sys.executable) and str(second) not in search_path(sys.executable)
     monkeypatch.setenv("PYTHONPATH", str(second))
     assert str(second) in search_path(sys.executable) and str(first) not in search_path(sys.executable)
+
+
+def test_the_projects_own_folders_do_not_key_the_cache(tmp_path, monkeypatch):
+    """A project on its interpreter's search path (an editable install, PYTHONPATH=.): adding
+    or renaming a file changes its folder's time; that must not make every cached result stale
+    (its files are the project's, digested one by one). Folders outside it still count."""
+    from gbreak_lint.index.installed import for_config
+
+    project, outside = tmp_path / "project", tmp_path / "site"
+    (project / "src").mkdir(parents=True)
+    outside.mkdir()
+    monkeypatch.setattr(sys, "path", [str(project / "src"), str(project), str(outside)])
+    before = for_config(None, (), project).fingerprint()
+    (project / "src" / "new_module.py").write_text("x = 1\n")
+    (project / "renamed.txt").write_text("")
+    assert for_config(None, (), project).fingerprint() == before
+    assert str(outside) in before and str(project) not in before

@@ -94,8 +94,18 @@ class InstalledPackages:
         return "|".join(parts) + "|" + ",".join(sorted(self.excluded)) + "|" + ",".join(sorted(self.only))
 
 
-def for_config(python: str | None, only: tuple[str, ...]) -> InstalledPackages:
-    """The packages of `python` (default: the interpreter running gbreak-lint)."""
+def for_config(python: str | None, only: tuple[str, ...], project_root: Path | None = None) -> InstalledPackages:
+    """The packages of `python` (default: the interpreter running gbreak-lint). Search-path
+    folders inside the project (an editable install of it, `PYTHONPATH=.`) are left out: their
+    modules are the project's own files, and their folders' times, which every new or renamed
+    file changes, would make every cached result look stale."""
     paths = search_path(python) if python else tuple(p for p in sys.path if p and Path(p).is_dir()
                                                      and Path(p).resolve() != Path.cwd().resolve())
+    if project_root is not None:
+        root = project_root.resolve()
+        paths = tuple(p for p in paths if not _inside(Path(p).resolve(), root))
     return InstalledPackages(paths, only=frozenset(only))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
