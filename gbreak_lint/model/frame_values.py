@@ -147,6 +147,8 @@ class FrameValues:
             return dict(self.key.shapes).get(expr.value) if expr.value in self.params else None
         if isinstance(expr, cst.BinaryOperation):
             left, right = self.shape_of(expr.left, depth + 1), self.shape_of(expr.right, depth + 1)
+            if left is None and right is None:
+                return None
             if left is not None and right is not None:
                 return left if left == right else None
             other = expr.right if left is not None else expr.left
@@ -157,10 +159,13 @@ class FrameValues:
         return None
 
     def _call_shape(self, call: cst.Call, depth: int) -> tuple[int, ...] | None:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in self.k.shape_preserving \
+                and not isinstance(func.value, cst.Call):
+            return self.shape_of(func.value, depth + 1)  # x.relu(), x.half() (a chain on a call: below)
         made = factory_shape(call, self.qualify, self.k.sized_tensor_factories)
         if made is not None:
             return made
-        func = call.func
         qual = self.qualify(func)
         if qual is not None:  # torch.sin(x), F.relu(x)
             module, _, name = qual.rpartition(".")
