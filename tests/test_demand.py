@@ -153,3 +153,17 @@ def test_hook_modules_are_parsed_only_when_a_task_runs(project: Path, monkeypatc
     again = api.lint_paths([project / "pkg/model.py", project / "pkg/util.py"], config, jobs=1)
     assert "hooks.py" not in parsed
     assert [d for d in again.diagnostics if d.path.endswith("model.py")] == list(first.diagnostics)
+
+
+def test_config_switches_from_cached_facts_still_apply(project: Path, monkeypatch, tmp_path_factory) -> None:
+    """A module's entry-point facts come from the cache without parsing it; the Dynamo config
+    switch it holds (capture_scalar_outputs in settings.py) must still apply to its program
+    (it once applied to none: the module had no path->name entry until parsed)."""
+    config = replace(load_config(project), entry_points=("pkg.model:Net.forward",), assume_compiled="none")
+    files = [project / "pkg/model.py", project / "pkg/layers.py"]
+    cold = api.lint_paths(files, config, use_cache=False, jobs=1)
+    monkeypatch.setenv("GBREAK_LINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    api.lint_paths([project / "pkg/model.py"], config, jobs=1)
+    warm = api.lint_paths(files, config, jobs=1)
+    assert warm.diagnostics == cold.diagnostics
+    assert not any(d.path.endswith("layers.py") and d.code == "GBL307" for d in warm.diagnostics)
