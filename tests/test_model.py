@@ -315,3 +315,15 @@ def test_configuration_flag_guards_are_assumed_off_but_training_is_not(project, 
         m.compile()
     """)
     assert [(d["code"], d["line"]) for d in diags if d["kind"] == "graph-break"] == [("GBL303", 15)]
+
+
+def test_a_knowledge_file_naming_a_key_twice_is_refused():
+    """YAML keeps the last of two equal keys silently; the knowledge loader refuses them (a
+    list of tensor-only methods once went unread that way)."""
+    import yaml
+
+    from gbreak_lint.knowledge import _UniqueKeyLoader
+
+    with pytest.raises(yaml.YAMLError, match="appears twice"):
+        yaml.load("a: [1]\nb: 2\na: [3]\n", Loader=_UniqueKeyLoader)
+    assert yaml.load("a: {x: 1}\nb: {x: 2}\n", Loader=_UniqueKeyLoader) == {"a": {"x": 1}, "b": {"x": 2}}

@@ -41,6 +41,20 @@ class Knowledge:
         raise AttributeError(key)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A knowledge file naming a key twice is an error (YAML would keep the last silently: a
+    list of tensor-only methods once went unread that way)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def available_profiles() -> list[str]:
     return sorted(p.stem.removeprefix("torch-") for p in HERE.glob("torch-*.yaml"))
 
@@ -51,7 +65,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
     if not path.is_file():
         raise UnknownProfile(
             f"unknown torch profile '{profile}' (available: {', '.join(available_profiles())})")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     sets = {k: frozenset(v) for k, v in data.items() if isinstance(v, list)}
     return Knowledge(
         profile=str(data["profile"]), python=str(data["python"]),
