@@ -349,8 +349,12 @@ def _add_installed_break(rec, br, installed) -> None:
 
 
 def _outcome(br: dict) -> str:
+    # Only the root's "Skipping the function" skips a frame.  A loop break raised in an
+    # inlined frame (nested graph breaks) loses its skip when it reaches the caller
+    # (InliningInstructionTranslator.inline_call_): the caller then breaks at its call and
+    # resumes, and the log it writes merely quotes "graph break in loop".
     reason = br["reason"]
-    if "Skipping the function" in reason or br["in_loop"]:
+    if "Skipping the function" in reason:
         return "frame_skipped"
     if "Compiling up to the previous resumable state" in reason:
         return "partial_then_eager"

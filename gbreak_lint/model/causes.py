@@ -55,9 +55,10 @@ class CauseMatcher:
         span = self.b.span(node)
         start = len(self.b.events)
         self._classify_call(node)
-        inner = [replace(ev, ctx=()) for ev in self.b.events[start:]]
-        del self.b.events[start:]
+        # the hook loops follow the forward call too: Dynamo's back-edge scan sees a loop there
         loop = (Ctx(BlockKind.LOOP, span.line),)
+        inner = [replace(ev, ctx=loop) for ev in self.b.events[start:]]
+        del self.b.events[start:]
         events = [Event(EventKind.CALL, span, loop, target=k) for k in pre] + inner + \
             [Event(EventKind.CALL, span, loop, target=k) for k in post]
         name = f"{self.b.function.qualname}.<_call_impl@{span.line}:{span.column}>"
