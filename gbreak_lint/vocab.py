@@ -76,6 +76,7 @@ class CauseCheck(Vocab):
     DYNAMIC_SHAPE_INDEX = "dynamic_shape_index"
     UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
     NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
+    OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
 
 
 class Fate(Vocab):

@@ -75,6 +75,9 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
+        if self._opaque_receiver(node) and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
+            b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=node.func.attr.value)
+            return
         rule = self._cause_rule(node, qual)
         if rule is not None:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
@@ -180,6 +183,14 @@ class CauseMatcher:
             return True
         cls = self.b.resolver.class_of(expr)
         return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
+
+    def makes_opaque_object(self, value: cst.BaseExpression | None) -> bool:
+        return isinstance(value, cst.Call) and self.b.resolver.qualify(value.func) in self.k.opaque_object_factories
+
+    def _opaque_receiver(self, node: cst.Call) -> bool:
+        func = node.func
+        return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+            and func.value.value in self.b.opaque_objects
 
     def is_logger(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(expr, cst.Call):

@@ -55,6 +55,7 @@ class FrameBuilder:
         self.returns_tensor = False
         self.returns_elements: tuple[bool, ...] = ()
         self.loggers: set[str] = set()
+        self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
     # -- entry -----------------------------------------------------------------------
     def build(self) -> FrameInfo:
@@ -156,6 +157,11 @@ class FrameBuilder:
         self.resolver.remember(target, value)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
+        if isinstance(target, cst.Name):
+            if self.causes.makes_opaque_object(value):
+                self.opaque_objects.add(target.value)
+            else:
+                self.opaque_objects.discard(target.value)
 
     def stmt_If(self, node: cst.If) -> bool:
         self.expr(node.test)

@@ -286,7 +286,7 @@ class Tracer:
         makes Dynamo resume at the call, with the bound method of the new object on the stack:
         it cannot rebuild that ("Reconstruction failure"), and the frame runs eagerly."""
         rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD)
-        if not ev.new_receiver or rule is None or self.env.flag(rule.unless_config):
+        if not ev.new_receiver or self.nested or rule is None or self.env.flag(rule.unless_config):
             return None
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
                         break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
