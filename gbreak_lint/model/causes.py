@@ -501,6 +501,20 @@ class CauseMatcher:
         return True
 
     # -- context managers ------------------------------------------------------------
+    def context_method(self, item: cst.BaseExpression, method: str) -> None:
+        """A user class's `__enter__` / `__exit__`: Dynamo inlines it inside the `with` block, so
+        a break there cannot be resumed at the `with` (the frame is compiled partially or
+        skipped), and the method then runs as a frame of its own."""
+        resolver = self.b.resolver
+        cls = resolver.instantiated_class(item) if isinstance(item, cst.Call) else resolver.class_of(item)
+        fn = self.env.project.method(cls, method) if cls is not None and not resolver.is_nn_module(cls) else None
+        if fn is None or self.disabled(fn) is not None:
+            return
+        call = cst.Call(func=cst.Attribute(value=item, attr=cst.Name(method)))
+        key = self.frame_key(CallTarget(fn, True, self_class=cls.qualname), call)
+        self.env.frame(key)
+        self.b.emit(EventKind.CALL, item, target=key, mode=CallMode.INLINE)
+
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""
         b = self.b

@@ -263,10 +263,15 @@ class FrameBuilder:
                 return
             self.ctx.append(ctx)
             pushed += 1
+            if ctx.kind == BlockKind.WITH:
+                self.causes.context_method(item.item, "__enter__")
             if item.asname is not None:
                 self.scope.assign(item.asname.name, None, tensor=False)
                 self.values.assign(item.asname.name, None)
         self.block(node.body)
+        for item, ctx in zip(reversed(node.items[:pushed]), reversed(self.ctx[len(self.ctx) - pushed:])):
+            if ctx.kind == BlockKind.WITH:
+                self.causes.context_method(item.item, "__exit__")
         del self.ctx[len(self.ctx) - pushed:]
 
     def stmt_Match(self, node) -> None:
