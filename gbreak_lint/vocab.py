@@ -41,6 +41,7 @@ class BlockKind(Vocab):
     ATTRIBUTE = "attribute"  # a break under attribute access (a property, __getattr__)
     CONTEXT_MANAGER = "context_manager"  # the break is entering an unsupported context manager
     NEW_OBJECT = "new_object"  # the break is inside a method of an object the frame created
+    EXCEPTION = "exception"  # an exception raised while tracing leaves the frame uncaught
 
 
 class BreakKind(Vocab):
@@ -49,6 +50,7 @@ class BreakKind(Vocab):
     RESUMABLE = "resumable"
     SKIP_FRAME = "skip_frame"
     UNRESUMABLE = "unresumable"
+    EXCEPTION = "exception"  # an exception leaving the compiled frame: it is skipped, unless caught
     NONE = "none"  # not a break cause
 
 
@@ -76,6 +78,7 @@ class CauseCheck(Vocab):
     DYNAMIC_SHAPE_INDEX = "dynamic_shape_index"
     UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
     NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
+    UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
 
 

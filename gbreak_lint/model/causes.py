@@ -13,7 +13,7 @@ from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .attributes import getattr_override, property_getter, setattr_override
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
-from .types import Ctx, Event, FnValue, FrameInfo, FrameKey
+from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length, star_arguments
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
@@ -91,8 +91,32 @@ class CauseMatcher:
             return
         if self._container_call(node):
             return
+        lam = self.lambda_frame(node)
+        if lam is not None:
+            self.env.frame(lam)
+            b.emit(EventKind.CALL, node, target=lam, mode=CallMode.INLINE)
+            return
         if b.scope.is_tensor(node):
             b.emit(EventKind.OP, node)
+
+    def lambda_frame(self, node: cst.Call) -> FrameKey | None:
+        """The frame of a lambda called by a name bound to it here or at module level (Dynamo
+        inlines it like any function; after a break it is compiled as `<lambda>`)."""
+        func, b = node.func, self.b
+        if not isinstance(func, cst.Name):
+            return None
+        lam = b.lambdas.get(func.value)
+        if lam is None and func.value not in b.module.reassigned:
+            found = b.module.values.get(func.value)
+            lam = found if isinstance(found, cst.Lambda) else None
+        if lam is None or any(a.star or a.keyword for a in node.args):
+            return None
+        params = [p.name.value for p in lam.params.params]
+        tensors = frozenset(p for p, a in zip(params, node.args) if b.scope.is_tensor(a.value))
+        line = b.line(lam)
+        key = FrameKey(f"{b.module.name}.<lambda>@{line}:{func.value}", tensors)
+        self.env.register_comprehension(key, LambdaBody(lam, b.function, line), b.module)
+        return key
 
     def _container_call(self, node: cst.Call) -> bool:
         """`self.seq(x)` on an nn.Sequential of project modules: torch's forward calls each.

@@ -12,7 +12,7 @@ from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
 from .frame_values import FrameValues
-from .types import Ctx, Event, FrameInfo, FrameKey
+from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from ..walk import children, walk
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -49,12 +49,15 @@ class FrameBuilder:
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,
-                                  inherited=isinstance(source, Comprehension), default_dtype=env.default_dtype)
+                                  inherited=isinstance(source, (Comprehension, LambdaBody)),
+                                  default_dtype=env.default_dtype)
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
         self.returns_elements: tuple[bool, ...] = ()
         self.loggers: set[str] = set()
+        self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
+        self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
     # -- entry -----------------------------------------------------------------------
@@ -66,6 +69,12 @@ class FrameBuilder:
                              tuple(self.events), is_generator=name == "<genexpr>",
                              returns_tensor=False, node=self.source.node,
                              uses_torch=self._uses_torch(self.source.node, skip_first_iter=True))
+        if isinstance(self.source, LambdaBody):
+            body = self.source.node.body
+            self.expr(body)
+            return FrameInfo(self.key, "<lambda>", self.key.qualname, str(self.parsed.path), self.source.line,
+                             tuple(self.events), returns_tensor=self.scope.is_tensor(body), node=self.source.node,
+                             uses_torch=self._uses_torch(body))
         fn = self.source
         self.block(fn.node.body)
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, tuple(self.events),
@@ -133,6 +142,8 @@ class FrameBuilder:
                 self.scope.assign(node.target, None, tensor=True)
         elif isinstance(node, cst.Expr):
             self.expr(node.value)
+        elif isinstance(node, cst.Raise):
+            self.raise_(node)
         elif isinstance(node, cst.Return) and node.value is not None:
             self.expr(node.value)
             self.returns_tensor |= self.scope.is_tensor(node.value)
@@ -158,10 +169,25 @@ class FrameBuilder:
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
         if isinstance(target, cst.Name):
+            if isinstance(value, cst.Lambda):
+                self.lambdas[target.value] = value
+            else:
+                self.lambdas.pop(target.value, None)
             if self.causes.makes_opaque_object(value):
                 self.opaque_objects.add(target.value)
             else:
                 self.opaque_objects.discard(target.value)
+
+    def raise_(self, node: cst.Raise) -> None:
+        """A `raise` every trace reaches: the exception leaves the frame unless a try around it
+        (here or in a caller Dynamo inlines this frame into) catches it (model.trace)."""
+        if node.exc is not None:
+            self.expr(node.exc)
+        if self.uncertain or node.exc is None or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
+            return
+        exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
+        name = (self.resolver.qualify(exc) or "").removeprefix("builtins.")
+        self.emit_break(self.causes.rule_for_check(CauseCheck.UNCAUGHT_RAISE), node, detail=name)
 
     def stmt_If(self, node: cst.If) -> bool:
         self.expr(node.test)
@@ -174,10 +200,12 @@ class FrameBuilder:
             branch = node.body if known else node.orelse
             return self._branch(branch)
         before = self.values.snapshot()
+        self.uncertain += 1
         body_ends = self.block(node.body)
         after_body = self.values.snapshot()
         self.values.restore(before)
         else_ends = self._branch(node.orelse)
+        self.uncertain -= 1
         self.values.merge([after_body, self.values.snapshot()])
         return body_ends and else_ends
 
@@ -243,8 +271,10 @@ class FrameBuilder:
         self.values.forget(node.body)  # a handler may run after any statement of the body
         self.ctx.append(Ctx(BlockKind.TRY, line))
         self.block(node.body)
+        self.uncertain += 1
         for handler in node.handlers:
             self.block(handler.body)
+        self.uncertain -= 1
         self.ctx.pop()
         if node.orelse is not None:
             self.block(node.orelse.body)
@@ -416,7 +446,9 @@ class FrameBuilder:
         """(returns a tensor, tensor-ness of returned tuple items) of a project call."""
         target = self.resolver.resolve(call.func)
         if target is None:
-            return False, ()
+            lam = self.causes.lambda_frame(call)
+            info = self.env.frame_if_built(lam) if lam is not None else None
+            return (info.returns_tensor, ()) if info else (False, ())
         info = self.env.frame_if_built(self.causes.frame_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
 

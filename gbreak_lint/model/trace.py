@@ -199,6 +199,8 @@ class Tracer:
                 if not inlined.breaks:
                     continue
                 path += inlined.chain
+            if _caught(path[-1][1], path):  # the exception is handled in the trace: no break
+                continue
             return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
                                       entry, strict_entry)
         return None
@@ -222,6 +224,8 @@ class Tracer:
             if ev.kind == EventKind.OP:
                 ops += 1
             elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
+                if _caught(ev, ((info, ev),)):
+                    continue
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
                 sub = self._inline(ev, stack + (info.key,), strict_entry)
@@ -299,6 +303,8 @@ class Tracer:
         for _frame, point in frames:
             if any(c.kind == BlockKind.LOOP for c in point.ctx) and not point.loop_escapes:
                 return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None
+        if site_event.break_kind == BreakKind.EXCEPTION:  # "Observed exception": no resume point
+            return Fate.SKIPPED, Ctx(BlockKind.EXCEPTION, site_event.line, site_event.detail), None
         if site_event.break_kind == BreakKind.SKIP_FRAME and ev is site_event:
             return Fate.SKIPPED, Ctx(BlockKind.SKIP_FRAME, ev.line), None
         if ev.mode == CallMode.GENERATOR:
@@ -368,6 +374,13 @@ def _nested_level(path, site_event: Event) -> int:
             break
         level = depth
     return level
+
+
+def _caught(site_event: Event, path) -> bool:
+    """An exception raised at the site meets a try of a frame on the way up (a handler may
+    catch it; Dynamo traces exception handling inside the frames it inlines)."""
+    return site_event.break_kind == BreakKind.EXCEPTION and any(
+        c.kind == BlockKind.TRY for _frame, point in path for c in point.ctx)
 
 
 def _nests(call: Event) -> bool:

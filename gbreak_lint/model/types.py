@@ -87,3 +87,12 @@ class FrameInfo:
     eager_only: bool = False  # torch's own code (nn.Sequential): inlined, never compiled alone
     uses_torch: bool = False  # reads a global torch module (Dynamo then compiles it even without tensors)
     node: cst.CSTNode | None = None
+
+
+@dataclass(frozen=True)
+class LambdaBody:
+    """A lambda's frame: the expression it returns, its parameters bound at the call."""
+
+    node: cst.Lambda
+    parent: object  # the calling FunctionInfo (same module): names resolve from there
+    line: int
