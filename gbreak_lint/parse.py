@@ -31,12 +31,13 @@ class ParsedModule:
     `TREES.scope()` (a tree used in the scope is kept until it closes).
     """
 
-    __slots__ = ("path", "text", "_own", "__weakref__")
+    __slots__ = ("path", "text", "_own", "_spans", "__weakref__")
 
     def __init__(self, path: Path, module: cst.Module | None, text: str):
         self.path = path
         self.text = text  # the decoded source, for cheap text pre-filters
         self._own = _Tree(module, len(text), self) if module is not None else None
+        self._spans: list | None = None
 
     def __getstate__(self):  # crossing to another process: the text, never the tree
         return (self.path, self.text)
@@ -44,6 +45,25 @@ class ParsedModule:
     def __setstate__(self, state) -> None:
         self.path, self.text = state
         self._own = None
+        self._spans = None
+
+    def definition(self, ordinal: int, def_line: int):
+        """The `ordinal`-th def/class node (see `definitions()`). From the module's tree when
+        it is held; otherwise only the definition's own lines are parsed: a trace reads a few
+        functions of each large module it passes through, and parsing whole modules again was
+        most of its time. Node identity holds within a `TREES.scope()` as for whole trees."""
+        if self._own is not None:
+            return self.definitions()[ordinal]
+        node = TREES.definition(self, ordinal, def_line)
+        return node if node is not None else self.definitions()[ordinal]
+
+    def definition_spans(self) -> list:
+        """(start offset, end offset, name, line of `def`/`class`, first line with decorators, last
+        line) of every definition, in the order of `definitions()`, from CPython's parser (cheap);
+        [] when it cannot say."""
+        if self._spans is None:
+            self._spans = _definition_spans(self.text)
+        return self._spans
 
     def _tree(self) -> "_Tree":
         return self._own if self._own is not None else TREES.entry(self)
@@ -71,9 +91,14 @@ class ParsedModule:
             tree.def_lines = definition_lines(self, self.definitions())
         return tree.def_lines
 
-    def innermost_definition(self, line: int) -> tuple[cst.CSTNode, Positions] | None:
+    def innermost_definition(self, line: int, alone: bool = False) -> tuple[cst.CSTNode, Positions] | None:
         """The innermost def/class whose lines hold `line`, with its positions (computed for it
-        alone), or None at module level."""
+        alone), or None at module level. `alone`: in a lazy module, from a tree of that
+        definition's lines only when it can be (its nodes are then not the module tree's)."""
+        if alone and self._own is None:
+            found = self._innermost_alone(line)
+            if found is not None:
+                return found
         tree, definitions, names = self._tree(), self.definitions(), self.definition_lines()
         for i in range(len(definitions) - 1, -1, -1):
             if names[i] > line:
@@ -84,6 +109,17 @@ class ParsedModule:
             start, _, end, _ = local.raw(definitions[i])
             if start <= line <= end:
                 return definitions[i], local
+        return None
+
+    def _innermost_alone(self, line: int) -> tuple[cst.CSTNode, Positions] | None:
+        spans = self.definition_spans()
+        for i in range(len(spans) - 1, -1, -1):  # pre-order: the innermost holder comes last
+            *_, def_line, first, last = spans[i]
+            if first <= line <= last:
+                node = self.definition(i, def_line)
+                tree = TREES.holding(node)
+                local = tree.definition_positions(self.path, (node, def_line)) if tree is not None else None
+                return (node, local) if local is not None else None
         return None
 
     def drop_tree(self) -> "ParsedModule":
@@ -100,12 +136,12 @@ class ParsedModule:
         return self._positions_for(node, within).start_line(node)
 
     def _positions_for(self, node: cst.CSTNode, within: "Anchor | None") -> Positions:
-        tree = self._tree()
         if within is not None:
+            tree = TREES.holding(within[0]) or self._tree()
             local = tree.definition_positions(self.path, within)
             if local is not None and node in local:
                 return local
-        return tree.all_positions(self.path)
+        return self._tree().all_positions(self.path)
 
 
 Anchor = tuple  # (def/class node, line of its name): where a definition's positions are anchored
@@ -121,10 +157,11 @@ def _positions_of(path: Path, compute, *args) -> Positions:
 class _Tree:
     """A module's tree and what was computed from it (dropped together)."""
 
-    __slots__ = ("module", "positions", "definitions", "def_lines", "size", "owner", "local", "lines")
+    __slots__ = ("module", "positions", "definitions", "def_lines", "size", "owner", "local", "lines", "node")
 
-    def __init__(self, module: cst.Module, size: int, owner: ParsedModule):
+    def __init__(self, module: cst.Module, size: int, owner: ParsedModule, node: cst.CSTNode | None = None):
         self.module, self.size, self.owner = module, size, owner
+        self.node = node  # a tree of one definition's lines: that def/class
         self.positions: Positions | None = None
         self.definitions: list | None = None
         self.def_lines: list[int] | None = None
@@ -154,9 +191,10 @@ class TreeStore:
 
     def __init__(self, budget_chars: int = 6_000_000):
         self.budget = budget_chars
-        self._recent: OrderedDict[int, _Tree] = OrderedDict()
+        self._recent: OrderedDict[object, _Tree] = OrderedDict()
         self._held = 0
-        self._scopes: list[dict[int, _Tree]] = []
+        self._scopes: list[dict[object, _Tree]] = []
+        self._by_definition: dict[int, _Tree] = {}  # id(def node) -> its one-definition tree
 
     def adopt(self, parsed: ParsedModule) -> ParsedModule:
         """A lazy handle for an eagerly parsed module, its tree kept while the budget allows."""
@@ -174,18 +212,53 @@ class TreeStore:
             self._scopes[-1].setdefault(id(parsed), tree)
         return tree
 
-    def _keep(self, parsed: ParsedModule, tree: _Tree) -> _Tree:
-        old = self._recent.pop(id(parsed), None)
+    def definition(self, parsed: ParsedModule, ordinal: int, def_line: int) -> cst.CSTNode | None:
+        """A def/class node from the module's tree if held, else from a parse of its lines
+        alone; None when those lines cannot stand alone (the caller parses the module)."""
+        whole = self._find(id(parsed), parsed)
+        if whole is not None:
+            return parsed.definitions()[ordinal]
+        key = (id(parsed), ordinal)
+        tree = self._find(key, parsed)
+        if tree is None:
+            tree = _parse_definition(parsed, ordinal, def_line)
+            if tree is None:
+                return None
+            self._keep(parsed, tree, key)
+            self._by_definition[id(tree.node)] = tree
+        if self._scopes:
+            self._scopes[-1].setdefault(key, tree)
+        return tree.node
+
+    def holding(self, definition: cst.CSTNode) -> _Tree | None:
+        """The one-definition tree `definition` belongs to, if it came from one."""
+        tree = self._by_definition.get(id(definition))
+        if tree is not None and tree.node is definition:
+            return tree
+        for held in reversed(self._scopes):  # evicted from the budget, still held by a task
+            for tree in held.values():
+                if tree.node is definition:
+                    return tree
+        return None
+
+    def _keep(self, parsed: ParsedModule, tree: _Tree, key: object = None) -> _Tree:
+        key = id(parsed) if key is None else key
+        old = self._recent.pop(key, None)
         if old is not None:
-            self._held -= old.size
-        self._recent[id(parsed)] = tree
+            self._drop(old)
+        self._recent[key] = tree
         self._held += tree.size
         while self._held > self.budget and len(self._recent) > 1:
             _, old = self._recent.popitem(last=False)
-            self._held -= old.size
+            self._drop(old)
         return tree
 
-    def _find(self, key: int, parsed: ParsedModule) -> _Tree | None:
+    def _drop(self, tree: _Tree) -> None:
+        self._held -= tree.size
+        if tree.node is not None and self._by_definition.get(id(tree.node)) is tree:
+            del self._by_definition[id(tree.node)]
+
+    def _find(self, key: object, parsed: ParsedModule) -> _Tree | None:
         for held in reversed(self._scopes):
             tree = held.get(key)
             if tree is not None and tree.owner is parsed:
@@ -348,3 +421,61 @@ def _syntax_diagnostic(path: Path, err: cst.ParserSyntaxError) -> Diagnostic:
         path=str(path), span=Span(line, column, line, column),
         message=f"SyntaxError: {message} (file not analysed)",
     )
+
+
+def _definition_spans(text: str) -> list:
+    """See ParsedModule.definition_spans: CPython's tree walked like `_collect_definitions`."""
+    if "\r" in text:  # CPython counts a lone \r as a line end; offsets below count \n only
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    starts = [0] + _line_starts(text)
+    out: list = []
+
+    def visit(statements) -> None:
+        for stmt in statements:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
+                end = starts[stmt.end_lineno] - 1 if stmt.end_lineno < len(starts) else len(text)
+                out.append((starts[first - 1], end, stmt.name, stmt.lineno, first, stmt.end_lineno))
+            for field in ("body", "handlers", "cases", "orelse", "finalbody"):
+                for item in getattr(stmt, field, None) or ():
+                    if isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                        visit(item.body)
+                    elif isinstance(item, ast.stmt):
+                        visit((item,))
+
+    visit(tree.body)
+    return out
+
+
+def _line_starts(text: str) -> list[int]:
+    out, at = [], text.find("\n")
+    while at != -1:
+        out.append(at + 1)
+        at = text.find("\n", at + 1)
+    return out
+
+
+def _parse_definition(parsed: ParsedModule, ordinal: int, def_line: int) -> "_Tree | None":
+    """A tree of one definition's lines (an indented one inside `if 1:`), or None."""
+    spans = parsed.definition_spans()
+    if ordinal >= len(spans):
+        return None
+    start, end, name, line, _, _ = spans[ordinal]
+    if line != def_line:  # the two parsers disagree about which definition this is
+        return None
+    source = parsed.text[start:end]
+    indented = source[:1] in (" ", "\t")
+    try:
+        module = cst.parse_module("if 1:\n" + source if indented else source)
+    except Exception:  # noqa: BLE001 - any parser complaint: parse the whole module instead
+        return None
+    node = module.body[0] if module.body else None
+    if indented:
+        node = node.body.body[0] if isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock) else None
+    if not isinstance(node, (cst.FunctionDef, cst.ClassDef)) or node.name.value != name:
+        return None
+    return _Tree(module, len(source), parsed, node)

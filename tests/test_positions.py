@@ -91,3 +91,55 @@ def test_definition_positions_refuse_a_wrong_anchor():
     fn = module.body[1]
     assert compute_definition_positions(module, fn, 4, text.split("\n")).start_line(fn.name) == 4
     assert compute_definition_positions(module, fn, 2, text.split("\n")) is None  # the name is not there
+
+
+def _alone_same_as_module(path: Path, text: str) -> int:
+    """Each definition parsed from its own lines (a lazy module, the way a repository scan's
+    traces read functions) has the code and, node by node, the positions of the module's."""
+    from gbreak_lint.parse import TREES, ParsedModule
+
+    whole = ParsedModule(path, cst.parse_module(text), text)
+    lazy = ParsedModule(path, None, text)
+    checked = 0
+    with TREES.scope():
+        lines = whole.definition_lines()
+        for ordinal, node in enumerate(whole.definitions()):
+            alone = lazy.definition(ordinal, lines[ordinal])
+            assert alone.name.value == node.name.value
+            code = cst.Module([]).code_for_node  # comments and blank lines above it are the module's
+            assert code(alone.with_changes(leading_lines=[])) == code(node.with_changes(leading_lines=[]))
+            if TREES.holding(alone) is None:
+                continue  # the module's own tree was used (its lines cannot stand alone)
+            anchor_whole, anchor_alone = (node, lines[ordinal]), (alone, lines[ordinal])
+            kept = [n for n in _walk_nodes(alone) if type(n) not in TRIVIA]
+            theirs_kept = [n for n in _walk_nodes(node) if type(n) not in TRIVIA]
+            assert len(kept) == len(theirs_kept)
+            for mine, theirs in zip(kept, theirs_kept):
+                assert lazy.span(mine, anchor_alone) == whole.span(theirs, anchor_whole), (path, node.name.value)
+            checked += 1
+    return checked
+
+
+def _walk_nodes(node):
+    out = [node]
+    for child in node.children:
+        out += _walk_nodes(child)
+    return out
+
+
+@pytest.mark.parametrize("source", [s for s in ODD_SOURCES if "\r" not in s])
+def test_definitions_parsed_alone_odd_sources(source):
+    _alone_same_as_module(Path("odd.py"), source)
+
+
+def test_definitions_parsed_alone_every_file_of_the_repository():
+    checked = 0
+    for path in [p for p in REPO.rglob("*.py") if ".gbreak_cache" not in p.parts]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            cst.parse_module(text)
+        except cst.ParserSyntaxError:
+            continue
+        if "\r" not in text:
+            checked += _alone_same_as_module(path, text)
+    assert checked > 500

@@ -30,6 +30,11 @@ def try_rewrite(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> cst.Module
 _DRY_RUN: ContextVar[bool] = ContextVar("gbreak_lint_fix_dry_run", default=False)
 
 
+def dry_run() -> bool:
+    """Inside `rewrite_applies`: a rewrite may answer as soon as it knows it applies."""
+    return _DRY_RUN.get()
+
+
 def rewrite_applies(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> bool:
     token = _DRY_RUN.set(True)
     try:
@@ -43,7 +48,7 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
     innermost def/class holding the line (the module at module level). Only the nodes around
     `line` are visited, and only that definition's positions are computed."""
     found = []
-    innermost = parsed.innermost_definition(line)
+    innermost = parsed.innermost_definition(line, alone=dry_run())  # a dry run edits no tree
     root, positions = innermost if innermost is not None else (parsed.module, parsed.positions)
 
     class V(cst.CSTVisitor):
@@ -59,6 +64,13 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
 
     walk(root, V())
     return found
+
+
+def positions_around(parsed: ParsedModule, line: int):
+    """The positions `enclosing` used for `line` (its nodes may come from a tree of that
+    definition alone, which the module's positions do not know)."""
+    innermost = parsed.innermost_definition(line, alone=dry_run())
+    return innermost[1] if innermost is not None else parsed.positions
 
 
 def replace_node(module: cst.Module, target: cst.CSTNode, new: cst.CSTNode) -> cst.Module:

@@ -5,10 +5,13 @@ for helpers with little tensor work (the check decides); the helper then runs ea
 """
 from __future__ import annotations
 
+import ast
+from functools import lru_cache
+
 import libcst as cst
 
 from ..registry import REWRITES
-from . import enclosing, replace_node
+from . import dry_run, enclosing, replace_node
 
 DECORATOR = "torch.compiler.disable"
 
@@ -21,6 +24,8 @@ def rewrite(parsed, d):
     fn = defs[-1]
     if any(cst.Module([]).code_for_node(dec.decorator).startswith(DECORATOR) for dec in fn.decorators):
         return None
+    if dry_run():  # whether it applies, without the whole module's libcst tree
+        return fn if _imports_torch(parsed.text) else None
     torch_name = _torch_alias(parsed.module)
     if torch_name is None:
         return None
@@ -42,3 +47,14 @@ def _torch_alias(module: cst.Module) -> str | None:
                     if name.startswith("torch.") and alias.asname is None:
                         return "torch"  # `import torch._dynamo` binds `torch` too
     return None
+
+
+@lru_cache(maxsize=32)
+def _imports_torch(text: str) -> bool:
+    """`_torch_alias` is not None, read from CPython's tree (a fraction of libcst's cost)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(alias.name == "torch" or (alias.name.startswith("torch.") and alias.asname is None)
+               for stmt in body if isinstance(stmt, ast.Import) for alias in stmt.names)

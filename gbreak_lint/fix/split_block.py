@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..registry import REWRITES
-from . import enclosing, replace_with_statements
+from . import dry_run, enclosing, positions_around, replace_with_statements
 
 
 @REWRITES.register("GBL102", "GBL103")
@@ -21,17 +21,19 @@ def rewrite(parsed, d):
         return None
     block = blocks[-1]
     body = list(block.body.body) if isinstance(block.body, cst.IndentedBlock) else []
-    index = _statement_index(parsed, body, d.span.line)
+    index = _statement_index(positions_around(parsed, d.span.line), body, d.span.line)
     if index is None:
         return None
     split = _split_with(block, body, index) if kind is cst.With else _split_try(block, body, index)
-    return replace_with_statements(parsed.module, block, split) if split else None
+    if not split or dry_run():  # whether it applies; building it needs the whole module's tree
+        return split or None
+    return replace_with_statements(parsed.module, block, split)
 
 
-def _statement_index(parsed, body, line: int) -> int | None:
+def _statement_index(positions, body, line: int) -> int | None:
     """The body statement holding `line`, when it is a simple statement (not a nested block)."""
     for i, stmt in enumerate(body):
-        r = parsed.positions[stmt]
+        r = positions[stmt]
         if r.start.line <= line <= r.end.line:
             return i if isinstance(stmt, cst.SimpleStatementLine) else None
     return None

@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..model.tensors import target_names
 from ..registry import REWRITES
-from . import enclosing, replace_with_statements
+from . import dry_run, enclosing, positions_around, replace_with_statements
 
 MAX_UNROLL = 8
 FORBIDDEN = (cst.Break, cst.Continue, cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal,
@@ -36,12 +36,14 @@ def rewrite(parsed, d):
     target = loop.target.value
     locals_ = _stored(fn.body) | {p.name.value for p in _params(fn)}
     read, stored = _read(loop.body), _stored(loop.body)
-    if target in _read_after(fn, loop, parsed):
+    if target in _read_after(fn, loop, positions_around(parsed, d.span.line)):
         return None
     inputs = sorted((read & locals_) - {target})
     outputs = sorted(stored - {target})
     if any(name not in inputs and name not in _always_stored(loop.body) for name in outputs):
         return None  # a conditionally assigned name needs its value passed in
+    if dry_run():  # it applies; building it would need the whole module's tree
+        return fn
     helper_name = _unique_name(parsed.module, f"_{fn.name.value}_loop_body_{parsed.line(loop)}")
     helper = _helper(helper_name, target, inputs, outputs, loop.body)
     calls = [_call(helper_name, value, inputs, outputs) for value in values]
@@ -203,13 +205,13 @@ def _always_stored(body) -> set[str]:
     return names
 
 
-def _read_after(fn, loop, parsed) -> set[str]:
-    end = parsed.positions[loop].end.line
+def _read_after(fn, loop, positions) -> set[str]:
+    end = positions[loop].end.line
     names: set[str] = set()
 
     class V(cst.CSTVisitor):
         def visit_Name(self, n):
-            if parsed.positions[n].start.line > end:
+            if positions[n].start.line > end:
                 names.add(n.value)
 
     fn.body.visit(V())

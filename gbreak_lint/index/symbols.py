@@ -40,8 +40,8 @@ class FunctionInfo:
 
     @property
     def node(self) -> cst.FunctionDef:
-        """The def in the module's current tree (re-parsed on demand in repository scans)."""
-        return self.parsed.definitions()[self.ordinal]
+        """The def in the module's current tree, or parsed alone on demand in repository scans."""
+        return self.parsed.definition(self.ordinal, self.def_line)
 
     @cached_property
     def is_generator(self) -> bool:
@@ -68,7 +68,7 @@ class ClassInfo:
 
     @property
     def node(self) -> cst.ClassDef:
-        return self.parsed.definitions()[self.ordinal]
+        return self.parsed.definition(self.ordinal, self.def_line)
 
 
 @dataclass(frozen=True)
