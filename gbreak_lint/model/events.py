@@ -58,6 +58,7 @@ class FrameBuilder:
         self.loggers: set[str] = set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
+        self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
     # -- entry -----------------------------------------------------------------------
@@ -124,7 +125,9 @@ class FrameBuilder:
 
     def _small_ends(self, node: cst.BaseSmallStatement) -> bool:
         self.small(node)
-        return isinstance(node, (cst.Return, cst.Raise))
+        ends = isinstance(node, (cst.Return, cst.Raise))
+        self.may_have_left |= ends and self.uncertain > 0
+        return ends
 
     def small(self, node: cst.BaseSmallStatement) -> None:
         if isinstance(node, cst.Assign):
@@ -183,7 +186,8 @@ class FrameBuilder:
         (here or in a caller Dynamo inlines this frame into) catches it (model.trace)."""
         if node.exc is not None:
             self.expr(node.exc)
-        if self.uncertain or node.exc is None or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
+        if self.uncertain or self.may_have_left or node.exc is None \
+                or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
             return
         exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
         name = (self.resolver.qualify(exc) or "").removeprefix("builtins.")
