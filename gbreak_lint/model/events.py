@@ -292,9 +292,9 @@ class FrameBuilder:
         for item in node.items:
             self.expr(item.item)
             ctx = self.causes.context_manager(item.item, node)
-            if ctx is None:  # entering it is itself an unresumable break
-                self.ctx = self.ctx[: len(self.ctx) - pushed] if pushed else self.ctx
-                return
+            if ctx is None:  # entering it is itself an unresumable break: the body then runs
+                # eagerly, and the functions it calls are still compiled as frames of their own
+                ctx = Ctx(BlockKind.WITH, self.line(node), label="")
             self.ctx.append(ctx)
             pushed += 1
             if ctx.kind == BlockKind.WITH:

@@ -300,23 +300,27 @@ class Tracer:
         """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) of a
         break handled at this frame's break point `ev` (callees are compiled again on their own).
         """
-        for _frame, point in frames:
-            if any(c.kind == BlockKind.LOOP for c in point.ctx) and not point.loop_escapes:
-                return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None
         if site_event.break_kind == BreakKind.EXCEPTION:  # "Observed exception": no resume point
             return Fate.SKIPPED, Ctx(BlockKind.EXCEPTION, site_event.line, site_event.detail), None
-        if site_event.break_kind == BreakKind.SKIP_FRAME and ev is site_event:
-            return Fate.SKIPPED, Ctx(BlockKind.SKIP_FRAME, ev.line), None
-        if ev.mode == CallMode.GENERATOR:
-            return Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None
-        if ev.mode in (CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER):  # a break under LOAD_ATTR cannot resume
-            return Fate.UNRESUMABLE, Ctx(BlockKind.ATTRIBUTE, ev.line), _outer_block(ev)
+        # A break under a try or an unsupported `with`, or entering an unsupported context
+        # manager, never reaches Dynamo's back-edge check (should_compile_partial_graph fails
+        # first, or the break is raised outside break_graph_if_unsupported): the frame restarts
+        # from its last checkpoint even inside a loop (measured: partial, not skipped).
         for _frame, point in frames:
             blocks = [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
             if blocks:
                 return Fate.UNRESUMABLE, blocks[-1], _outer_block(point)
         if site_event.break_kind == BreakKind.UNRESUMABLE and ev is site_event:
             return Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), _outer_block(ev)
+        for _frame, point in frames:
+            if any(c.kind == BlockKind.LOOP for c in point.ctx) and not point.loop_escapes:
+                return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None
+        if site_event.break_kind == BreakKind.SKIP_FRAME and ev is site_event:
+            return Fate.SKIPPED, Ctx(BlockKind.SKIP_FRAME, ev.line), None
+        if ev.mode == CallMode.GENERATOR:
+            return Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None
+        if ev.mode in (CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER):  # a break under LOAD_ATTR cannot resume
+            return Fate.UNRESUMABLE, Ctx(BlockKind.ATTRIBUTE, ev.line), _outer_block(ev)
         return Fate.RESUMED, None, None
 
     def _strictness(self, info, path, strict_entry) -> str | None:
