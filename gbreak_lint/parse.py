@@ -438,8 +438,9 @@ def _definition_spans(text: str) -> list:
         for stmt in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
-                end = starts[stmt.end_lineno] - 1 if stmt.end_lineno < len(starts) else len(text)
-                out.append((starts[first - 1], end, stmt.name, stmt.lineno, first, stmt.end_lineno))
+                last = stmt.end_lineno or stmt.lineno
+                end = starts[last] - 1 if last < len(starts) else len(text)
+                out.append((starts[first - 1], end, stmt.name, stmt.lineno, first, last))
             for field in ("body", "handlers", "cases", "orelse", "finalbody"):
                 for item in getattr(stmt, field, None) or ():
                     if isinstance(item, (ast.ExceptHandler, ast.match_case)):
@@ -473,7 +474,7 @@ def _parse_definition(parsed: ParsedModule, ordinal: int, def_line: int) -> "_Tr
         module = cst.parse_module("if 1:\n" + source if indented else source)
     except Exception:  # noqa: BLE001 - any parser complaint: parse the whole module instead
         return None
-    node = module.body[0] if module.body else None
+    node: cst.CSTNode | None = module.body[0] if module.body else None
     if indented:
         node = node.body.body[0] if isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock) else None
     if not isinstance(node, (cst.FunctionDef, cst.ClassDef)) or node.name.value != name:

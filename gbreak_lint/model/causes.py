@@ -75,7 +75,8 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
-        if self._opaque_receiver(node) and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
+        if isinstance(node.func, cst.Attribute) and self._opaque_receiver(node) \
+                and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
             b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=node.func.attr.value)
             return
         rule = self._cause_rule(node, qual)
