@@ -228,6 +228,7 @@ class TreeStore:
             self._by_definition[id(tree.node)] = tree
         if self._scopes:
             self._scopes[-1].setdefault(key, tree)
+            self._scopes[-1].setdefault(("definition", id(tree.node)), tree)
         return tree.node
 
     def holding(self, definition: cst.CSTNode) -> _Tree | None:
@@ -236,9 +237,9 @@ class TreeStore:
         if tree is not None and tree.node is definition:
             return tree
         for held in reversed(self._scopes):  # evicted from the budget, still held by a task
-            for tree in held.values():
-                if tree.node is definition:
-                    return tree
+            tree = held.get(("definition", id(definition)))
+            if tree is not None and tree.node is definition:
+                return tree
         return None
 
     def _keep(self, parsed: ParsedModule, tree: _Tree, key: object = None) -> _Tree:
@@ -465,7 +466,7 @@ def _parse_definition(parsed: ParsedModule, ordinal: int, def_line: int) -> "_Tr
     spans = parsed.definition_spans()
     if ordinal >= len(spans):
         return None
-    start, end, name, line, _, _ = spans[ordinal]
+    start, end, name, line, first, _ = spans[ordinal]
     if line != def_line:  # the two parsers disagree about which definition this is
         return None
     source = parsed.text[start:end]
@@ -479,4 +480,8 @@ def _parse_definition(parsed: ParsedModule, ordinal: int, def_line: int) -> "_Tr
         node = node.body.body[0] if isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock) else None
     if not isinstance(node, (cst.FunctionDef, cst.ClassDef)) or node.name.value != name:
         return None
-    return _Tree(module, len(source), parsed, node)
+    tree = _Tree(module, len(source), parsed, node)
+    # its positions check the header against the file's lines: these, at their own line numbers
+    # (splitting the whole module's text again for each definition was measurable)
+    tree.lines = [""] * (first - 1) + source.split("\n")
+    return tree

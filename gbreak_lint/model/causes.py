@@ -75,9 +75,9 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
-        if isinstance(node.func, cst.Attribute) and self._opaque_receiver(node) \
-                and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
-            b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=node.func.attr.value)
+        opaque = self._opaque_method(node)
+        if opaque is not None and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
+            b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=opaque)
             return
         rule = self._cause_rule(node, qual)
         if rule is not None:
@@ -116,7 +116,7 @@ class CauseMatcher:
         tensors = frozenset(p for p, a in zip(params, node.args) if b.scope.is_tensor(a.value))
         line = b.line(lam)
         key = FrameKey(f"{b.module.name}.<lambda>@{line}:{func.value}", tensors)
-        self.env.register_comprehension(key, LambdaBody(lam, b.function, line), b.module)
+        self.env.register_expression_frame(key, LambdaBody(lam, b.function, line), b.module)
         return key
 
     def _container_call(self, node: cst.Call) -> bool:
@@ -212,10 +212,13 @@ class CauseMatcher:
     def makes_opaque_object(self, value: cst.BaseExpression | None) -> bool:
         return isinstance(value, cst.Call) and self.b.resolver.qualify(value.func) in self.k.opaque_object_factories
 
-    def _opaque_receiver(self, node: cst.Call) -> bool:
+    def _opaque_method(self, node: cst.Call) -> str | None:
+        """The method name of `fh.write(...)` when `fh` holds an object Dynamo cannot trace."""
         func = node.func
-        return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-            and func.value.value in self.b.opaque_objects
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in self.b.opaque_objects:
+            return func.attr.value
+        return None
 
     def is_logger(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(expr, cst.Call):

@@ -42,7 +42,7 @@ class ModelEnv:
         # the dtype of a floating tensor nothing else tells (None: the program changes dtypes)
         self.default_dtype: str | None = knowledge.default_float_dtype
         self._frames: dict[FrameKey, FrameInfo | None] = {}
-        self._comprehensions: dict[FrameKey, tuple] = {}
+        self._expression_frames: dict[FrameKey, tuple] = {}
         self._node_memo: dict[tuple, tuple] = {}
 
     @property
@@ -88,8 +88,9 @@ class ModelEnv:
     def flag(self, name: str | None) -> bool:
         return name is not None and name in self.flags
 
-    def register_comprehension(self, key: FrameKey, comp, module) -> None:
-        self._comprehensions.setdefault(key, (comp, module))
+    def register_expression_frame(self, key: FrameKey, source, module) -> None:
+        """A frame with no def of its own (a comprehension, a lambda), built on demand."""
+        self._expression_frames.setdefault(key, (source, module))
 
     def register_synthetic(self, info: FrameInfo) -> None:
         self._frames.setdefault(info.key, info)
@@ -104,9 +105,9 @@ class ModelEnv:
         from .events import FrameBuilder  # events imports this module's users, not the reverse
 
         self._frames[key] = None  # recursion guard: a frame being built calls itself
-        if key in self._comprehensions:
-            comp, module = self._comprehensions[key]
-            info = FrameBuilder(self, key, comp, module, inherited=key.tensor_params).build()
+        if key in self._expression_frames:
+            source, module = self._expression_frames[key]
+            info = FrameBuilder(self, key, source, module, inherited=key.tensor_params).build()
         else:
             fn = self.project.function(key.qualname)
             if fn is None:

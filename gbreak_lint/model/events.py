@@ -412,7 +412,7 @@ class FrameBuilder:
         # Only the enclosing tensors the comprehension reads reach its frame (as free variables).
         free = self._names_read(node, skip_first_iter=True) & self.scope.tensors
         key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(free))
-        self.env.register_comprehension(key, Comprehension(node, self.function, line), self.module)
+        self.env.register_expression_frame(key, Comprehension(node, self.function, line), self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode)
 

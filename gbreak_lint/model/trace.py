@@ -20,12 +20,12 @@ from .values import Const
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
 MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
-# Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
-# strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
-# a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
 # Calls Dynamo inlines with nested graph breaks allowed (inline_user_function_return with
 # allow_nested_graph_breaks=True: user functions, methods, properties, module calls).
 NESTING_CALLS = frozenset({CallMode.INLINE, CallMode.COMPREHENSION, CallMode.ATTRIBUTE})
+# Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
+# strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
+# a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
 NOT_OWN_FRAME = frozenset({CallMode.CHECKPOINT, CallMode.STRICT_HOP, CallMode.ATTRIBUTE_DUNDER, CallMode.DUNDER})
 
 
@@ -255,7 +255,7 @@ class Tracer:
         level = _nested_level(path, site_event) if self.nested and nested_call else 0
         if level:  # resumed inside the chain: frames below that level run eagerly, compiled alone
             site.outcomes.add(Fate.RESUMED)
-            frame, point = path[level]
+            point = path[level][1]
             if point.kind == EventKind.CALL and point.mode not in NOT_OWN_FRAME:
                 self.compile_frame(point.target, site_chain[:len(chain) + level + 1], entry)
             return i + 1

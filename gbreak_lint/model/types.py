@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..diagnostics import Span
+from ..index.symbols import FunctionInfo
 from ..vocab import EventKind, BlockKind, CallMode, BreakKind
 
 
@@ -94,5 +95,5 @@ class LambdaBody:
     """A lambda's frame: the expression it returns, its parameters bound at the call."""
 
     node: cst.Lambda
-    parent: object  # the calling FunctionInfo (same module): names resolve from there
+    parent: FunctionInfo  # the calling function (same module): names resolve from there
     line: int
