@@ -42,6 +42,7 @@ class BlockKind(Vocab):
     CONTEXT_MANAGER = "context_manager"  # the break is entering an unsupported context manager
     NEW_OBJECT = "new_object"  # the break is inside a method of an object the frame created
     EXCEPTION = "exception"  # an exception raised while tracing leaves the frame uncaught
+    ITERATOR = "iterator"  # a comprehension run from eager code: its real iterator cannot be wrapped
 
 
 class BreakKind(Vocab):
@@ -80,6 +81,7 @@ class CauseCheck(Vocab):
     NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
     UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
+    EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
 
 
 class Fate(Vocab):

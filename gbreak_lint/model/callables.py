@@ -76,27 +76,32 @@ class Callables:
                 result = self.apply(deco, [result]) or result
         return result
 
-    def apply(self, fn: FnValue, args: list[FnValue | None], kwargs: dict | None = None) -> FnValue | None:
+    def apply(self, fn: FnValue, args: list[FnValue | None], kwargs: dict | None = None,
+              depth: int = 0) -> FnValue | None:
         """What calling a project function returns, when that is a function: a local def it
-        returns (a closure holding the function arguments in cells), or an argument it
-        returns unchanged (an identity decorator)."""
+        returns (a closure holding the function arguments in cells), an argument it returns
+        unchanged (an identity decorator), or what a call it returns gives (`return inner(func)`).
+        Returns behind an `if` on whether an argument was passed (`if func is not None:`, the
+        decorator that takes optional arguments) follow the branch the call selects."""
         info = self.project.function(fn.qualname)
-        if info is None:
+        if info is None or depth > MAX_DEPTH:
             return None
         params = [p for p in info.params if p.kind == "positional"][fn.skip:]
         cells = dict(fn.captured)
+        passed = {p.name for p in params[:len(args)]} | set(kwargs or ())
         for param, arg in zip(params, args):
             if arg is not None:
                 cells[param.name] = arg
         for name, arg in (kwargs or {}).items():
             if arg is not None:
                 cells[name] = arg
-        for returned in _returned_names(info):
-            if returned in info.local_functions:
-                return FnValue(info.local_functions[returned], tuple(sorted(cells.items())))
-            if returned in cells:
-                return cells[returned]
-        return None
+        absent = {p.name for p in info.params if p.name not in passed and _is_none(p.default)}
+        local = {name: FnValue(qual, tuple(sorted(cells.items())))
+                 for name, qual in info.local_functions.items()}
+        module = self.project.modules[info.module]
+        results = {self.value(expr, module, info, cells, local, depth + 1)
+                   for expr in _returned(_body(info.node), passed, absent)}
+        return results.pop() if len(results) == 1 else None
 
     def _call_result(self, call: cst.Call, module, function, bindings, local, depth) -> FnValue | None:
         args = [a for a in call.args if not a.star]
@@ -115,7 +120,7 @@ class Callables:
             return None
         kwargs = {a.keyword.value: self.value(a.value, module, function, bindings, local, depth + 1)
                   for a in args if a.keyword is not None}
-        return self.apply(factory, positional, kwargs)
+        return self.apply(factory, positional, kwargs, depth + 1)
 
     def _registry_item(self, expr: cst.Subscript, module, function, bindings, local, depth) -> FnValue | None:
         """`HANDLERS["relu"](x)` / `STEPS[0](x)`: a module-level dict or list literal indexed by
@@ -145,12 +150,58 @@ def _item(container: cst.BaseExpression, key) -> cst.BaseExpression | None:
     return None
 
 
-def _returned_names(info: FunctionInfo) -> list[str]:
-    """Names returned at the top level of a function body (`return wrapper`)."""
-    out = []
-    body = info.node.body.body if isinstance(info.node.body, cst.IndentedBlock) else ()
+def _body(node: cst.FunctionDef) -> tuple[cst.BaseStatement | cst.BaseSmallStatement, ...]:
+    return tuple(node.body.body) if isinstance(node.body, cst.IndentedBlock) else ()
+
+
+def _returned(body, passed: set[str], absent: set[str]) -> list[cst.BaseExpression]:
+    """The expressions a function returns, in order, until one is returned on every path;
+    an `if` on whether a parameter was passed takes one branch, any other `if` both."""
+    out: list[cst.BaseExpression] = []
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
-            out += [s.value.value for s in stmt.body
-                    if isinstance(s, cst.Return) and isinstance(s.value, cst.Name)]
+            returns = [s for s in stmt.body if isinstance(s, cst.Return)]
+            if returns:
+                out += [r.value for r in returns if r.value is not None]
+                return out
+        elif isinstance(stmt, cst.If):
+            taken = _passed_test(stmt.test, passed, absent)
+            branches = [stmt.body.body] if taken is True else [] if taken is False else [stmt.body.body]
+            orelse = stmt.orelse
+            if taken is not True and orelse is not None:
+                branches.append([orelse] if isinstance(orelse, cst.If) else orelse.body.body)
+            found = [_returned(b, passed, absent) for b in branches]
+            out += [expr for exprs in found for expr in exprs]
+            if taken is True and found[0] and _always_returns(stmt.body.body):
+                return out
     return out
+
+
+def _always_returns(body) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and any(isinstance(s, cst.Return) for s in last.body)
+
+
+def _passed_test(test: cst.BaseExpression, passed: set[str], absent: set[str]) -> bool | None:
+    """`func` / `func is not None` / `not func` / `func is None` on a parameter: True when the
+    call passed a function for it, False when it left it at its `None` default; else unknown."""
+    negate = False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negate = test.expression, True
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].comparator, cst.Name) \
+            and test.comparisons[0].comparator.value == "None":
+        op = test.comparisons[0].operator
+        if isinstance(op, cst.Is):
+            negate = not negate
+        elif not isinstance(op, cst.IsNot):
+            return None
+        test = test.left
+    if not isinstance(test, cst.Name):
+        return None
+    known = True if test.value in passed else False if test.value in absent else None
+    return None if known is None else known != negate
+
+
+def _is_none(default: cst.BaseExpression | None) -> bool:
+    return isinstance(default, cst.Name) and default.value == "None"

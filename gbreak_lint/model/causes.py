@@ -296,7 +296,7 @@ class CauseMatcher:
                 self.b.emit(EventKind.OP, node)
             return
         disabled = self.disabled(fn) or self._disabled_class(target)
-        key = self.frame_key(target, node)
+        key = self.frame_key(self._passing_own_self(node, target), node)
         self.env.frame(key)  # build the callee first so its return type is known
         if disabled is not None:
             self._emit_disabled(node, disabled, fn.qualname)
@@ -305,6 +305,19 @@ class CauseMatcher:
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
+
+    def _passing_own_self(self, node: cst.Call, target: CallTarget) -> CallTarget:
+        """`func(self, *args, **kwargs)` in a decorator's wrapper: the wrapped method (or the
+        next wrapper, or a helper taking the module first) runs on the instance the caller was
+        called on (its class, sub-modules, mode)."""
+        key, fn = self.b.key, target.function
+        first = node.args[0] if node.args else None
+        takes_self = bool(fn.params) and fn.params[0].kind == "positional"
+        if target.skip_first_param or not takes_self or not key.self_class or first is None \
+                or first.keyword is not None or first.star or not isinstance(first.value, cst.Name) \
+                or first.value.value != "self":
+            return target
+        return replace(target, instance=key.instance or f"{key.self_class}:self", self_class=key.self_class)
 
     def _new_receiver(self, node: cst.Call, target: CallTarget) -> bool:
         """Is this a method of a plain object the frame itself created (`Helper().run(x)`, or
@@ -362,6 +375,8 @@ class CauseMatcher:
         """`self.training` in the callee: a method of the same instance or a sub-module shares
         the caller's mode (`module.eval()` sets it on every sub-module); a module instance held
         by a module-level name has its own (`m = Net().eval()`)."""
+        if target.instance and not target.skip_first_param:
+            return self.b.key.training  # the method a decorator's wrapper calls: the same self
         if isinstance(node.func, cst.Name) and target.instance:
             return self._global_instance_training(node.func.value)
         if target.skip_first_param or target.instance:
@@ -396,6 +411,8 @@ class CauseMatcher:
         """What the callee's `self` holds: the caller's own for `self.method()`, the built
         sub-module's for `self.attn(x)` and `self.model.decoder(x)`."""
         func = node.func
+        if target.instance and not target.skip_first_param:
+            return self.b.key.attributes  # the method a decorator's wrapper calls: the same self
         if isinstance(func, cst.Name) and target.instance:  # `model = Net(debug=True)` at module level
             return self._global_instance_attributes(func.value, target)
         root = func

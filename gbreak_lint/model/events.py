@@ -13,6 +13,7 @@ from .resolve import CallResolver
 from .tensors import TensorScope
 from .frame_values import FrameValues
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
+from .values import Seq
 from ..walk import children, walk
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -27,6 +28,8 @@ class Comprehension:
     node: cst.BaseExpression
     parent: FunctionInfo
     line: int
+    # Compiled alone, its iterator argument is a real one Dynamo may not wrap (see FrameInfo)
+    unwrappable_iterator: bool = False
 
 
 class FrameBuilder:
@@ -69,7 +72,8 @@ class FrameBuilder:
             return FrameInfo(self.key, name, self.key.qualname, str(self.parsed.path), self.source.line,
                              tuple(self.events), is_generator=name == "<genexpr>",
                              returns_tensor=False, node=self.source.node,
-                             uses_torch=self._uses_torch(self.source.node, skip_first_iter=True))
+                             uses_torch=self._uses_torch(self.source.node, skip_first_iter=True),
+                             unwrappable_iterator=self.source.unwrappable_iterator)
         if isinstance(self.source, LambdaBody):
             body = self.source.node.body
             self.expr(body)
@@ -410,11 +414,30 @@ class FrameBuilder:
         line = span.line
         name = COMPREHENSION_NAMES[type(node)]
         # Only the enclosing tensors the comprehension reads reach its frame (as free variables).
-        free = self._names_read(node, skip_first_iter=True) & self.scope.tensors
-        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(free))
-        self.env.register_expression_frame(key, Comprehension(node, self.function, line), self.module)
+        read = self._names_read(node, skip_first_iter=True)
+        # `self` read inside is a free variable too: a module makes Dynamo compile the frame
+        owner = self.resolver.cls.qualname if "self" in read and self.resolver.cls is not None else ""
+        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(read & self.scope.tensors),
+                       self_class=owner)
+        source = Comprehension(node, self.function, line, not self._wrappable_iterator(node.for_in.iter))
+        self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode)
+
+    def _wrappable_iterator(self, iterable: cst.BaseExpression) -> bool:
+        """Would Dynamo wrap `iter(iterable)` as an argument of a frame? It models only
+        tuple and range iterators (variables/builder.py); iterating a tensor gives a tuple
+        iterator (`Tensor.__iter__` unbinds)."""
+        if self.scope.is_tensor(iterable) or isinstance(iterable, cst.Tuple):
+            return True
+        if isinstance(iterable, cst.Call) and self.resolver.qualify(iterable.func) in ("builtins.range", "builtins.tuple"):
+            return True
+        if isinstance(iterable, cst.Name) and any(p.name == iterable.value and p.kind == "star"
+                                                  for p in self.function.params):
+            return True  # `*args`
+        known = self.values.value(iterable)
+        return known is not None and (isinstance(known.value, tuple)
+                                      or isinstance(known.value, Seq) and known.value.kind == "tuple")
 
     def _comprehension_body(self, node, outer: bool = False) -> None:
         """Element, conditions and inner loops of a comprehension, all inside its loop."""

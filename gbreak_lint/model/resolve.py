@@ -42,7 +42,9 @@ class CallResolver:
         # the class defining the function (for super()) and the class `self` really is
         self.defining = project.klass(function.class_qualname) if function and function.class_qualname else None
         runtime = project.klass(self_class) if self_class else None
-        self.cls = runtime if runtime is not None and self.defining in project.mro(runtime) else self.defining
+        # (a decorator's wrapper defined outside any class gets the instance it was called on)
+        self.cls = runtime if runtime is not None and (self.defining is None or self.defining in project.mro(runtime)) \
+            else self.defining
 
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         return self.project.qualify(expr, self.module, self.function)
@@ -311,7 +313,7 @@ class CallResolver:
         if owner is not None:
             fn = self.project.method(owner, name)
             if fn is not None:
-                return CallTarget(fn, True, self_class=owner.qualname)
+                return self._method_target(fn, "", owner.qualname)
             sub = self.class_of(func)
             return self._forward(sub, self.instance_name(func)) if sub is not None else None
         return None
@@ -319,7 +321,17 @@ class CallResolver:
     def _forward(self, cls: ClassInfo, instance: str) -> CallTarget | None:
         method = "forward" if self.is_nn_module(cls) else "__call__"
         fn = self.project.method(cls, method)
-        return CallTarget(fn, True, instance, cls.qualname) if fn else None
+        return self._method_target(fn, instance, cls.qualname) if fn else None
+
+    def _method_target(self, fn: FunctionInfo, instance: str, self_class: str) -> CallTarget:
+        """A method called on an instance: its decorators' wrapper when the source tells it
+        (`@capture_outputs def forward(self, ...)`: Dynamo inlines the wrapper, a frame of the
+        chain that calls the method with the same `self`)."""
+        wrapped = self.callables.decorated(fn)
+        wrapper = self.project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
+        if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
+            return CallTarget(fn, True, instance, self_class)
+        return CallTarget(wrapper, True, instance, self_class, wrapped.captured, wrapped.skip)
 
     def instance_name(self, expr: cst.BaseExpression) -> str:
         """A name for the module instance an expression denotes; "*" for container elements."""

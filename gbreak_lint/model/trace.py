@@ -137,11 +137,10 @@ class Tracer:
         if key.tensor_params or info.uses_torch or key.instance:
             return True
         fn = self.env.project.function(info.qualname)
-        if fn is not None and fn.class_qualname is not None:
-            cls = self.env.project.klass(fn.class_qualname)
-            if cls is not None and is_nn_module(self.env.project, self.env.knowledge, cls):
-                return True  # `self` is an nn.Module
-        return False
+        owner = key.self_class or (fn.class_qualname if fn is not None else None)
+        cls = self.env.project.klass(owner) if owner else None
+        # `self` (a comprehension's free variable too) is an nn.Module
+        return cls is not None and is_nn_module(self.env.project, self.env.knowledge, cls)
 
     def _recompiles(self, key: FrameKey) -> bool:
         """A module method compiled for a second instance is compiled again, once per run.
@@ -282,8 +281,33 @@ class Tracer:
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
         for later in info.events[first_eager:]:
             if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME:
-                self.compile_frame(later.target, chain + (_link(info, later),), entry)
+                self._called_eagerly(info, later, chain, entry)
         return None
+
+    def _called_eagerly(self, caller: FrameInfo, call: Event, chain, entry: str) -> None:
+        """A call made by code running eagerly: Dynamo compiles the callee as a frame of its own.
+        A comprehension then gets the real iterator CPython made; Dynamo wraps only tuple and
+        range iterators, so over a list or dict it breaks at once (GB4347 "Missing
+        tp_iternext") and runs the comprehension eagerly. (A comprehension Dynamo calls when
+        it resumes gets an iterator Dynamo rebuilt as a tuple one: no break.)"""
+        callers = chain + (_link(caller, call),)
+        info = self.env.frame(call.target) if call.mode == CallMode.COMPREHENSION else None
+        rule = self.env.checks.get(CauseCheck.EAGER_COMPREHENSION)
+        if info is None or not info.unwrappable_iterator or rule is None \
+                or not self._has_tensor_inputs(info.key, info):
+            self.compile_frame(call.target, callers, entry)  # type: ignore[arg-type]  # a call names its target
+            return
+        if info.qualname in self.compiled:  # a skipped code object is not compiled again
+            return
+        self.compiled[info.qualname] = {info.key.instance}
+        self.values_seen[info.qualname] = {self._guarded_values(info.key)}
+        event = replace(call, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code, ctx=(),
+                        break_kind=BreakKind.UNRESUMABLE, target=None, mode=CallMode.INLINE, hits=1)
+        site = self._hit(info, event, callers, entry)
+        site.outcomes.add(Outcome.SKIPPED)
+        self.frames.setdefault((info.qualname, Outcome.SKIPPED), FrameOutcome(
+            info, Outcome.SKIPPED, BlockKind.ITERATOR, "", event, site, 0, None))
+        self._run_eagerly(info.key, callers, entry)
 
     def _rebuild_site(self, info, ev: Event, callers, entry: str) -> SiteRecord | None:
         """Without nested graph breaks, a break inside a method of an object this frame created
@@ -343,7 +367,7 @@ class Tracer:
             return
         for ev in info.events:
             if ev.kind == EventKind.CALL and ev.target is not None:
-                self.compile_frame(ev.target, chain + (_link(info, ev),), entry)
+                self._called_eagerly(info, ev, chain, entry)
 
     def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str) -> SiteRecord:
         # Dynamo names a break site by line and break type: two breaks of one kind on one

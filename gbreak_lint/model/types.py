@@ -87,6 +87,9 @@ class FrameInfo:
     returns_elements: tuple[bool, ...] = ()  # tensor-ness of a returned tuple's items
     eager_only: bool = False  # torch's own code (nn.Sequential): inlined, never compiled alone
     uses_torch: bool = False  # reads a global torch module (Dynamo then compiles it even without tensors)
+    # a comprehension whose iterator is not a tuple or range iterator: called from code running
+    # eagerly, Dynamo cannot wrap the real iterator it is passed and breaks at its first step
+    unwrappable_iterator: bool = False
     node: cst.CSTNode | None = None
 
 
