@@ -14,7 +14,7 @@ from . import cache
 from .catalog import Catalog, load_catalog
 from .checks import Thresholds, run_checks
 from .config import Config
-from .diagnostics import Diagnostic, LintResult
+from .diagnostics import ChainLink, Diagnostic, LintResult
 from .discover import discover
 from .fix import rewrite_applies
 from .index import IndexResult
@@ -100,7 +100,8 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
             store.store_result(key, full)
     wanted = {str(p) for p in reported} | {e.path for e in skipped}
     if _installed(config) is not None:  # findings inside installed packages, reached from these files
-        wanted |= {d.path for d in full.diagnostics if d.chain and d.chain[0].path in wanted}
+        wanted |= {d.path for d in full.diagnostics
+                   if d.chain and d.chain[0].path in wanted or d.via is not None and d.via.path in wanted}
     return LintResult(len(reported), tuple(d for d in full.diagnostics if d.path in wanted),
                       tuple(e for e in full.errors if e.path in wanted))
 
@@ -111,11 +112,18 @@ def _run_fingerprint(config: Config, selection: Selection) -> str | None:
     return cache.run_fingerprint(settings, config.extra_rules)
 
 
-def _in_library(d: Diagnostic, library: set[str]) -> Diagnostic:
+def _in_library(d: Diagnostic, library: set[str], compiled_at: dict[str, ChainLink]) -> Diagnostic:
     """A finding inside an installed package: no fix (it is not the user's file to edit), and
-    the user's line that reaches it (the last link of the call chain in the project)."""
+    the user's line that reaches it: the last link of the call chain in the project, or where
+    the project compiles the library's code (`torch.compile(model)` on a library model)."""
     via = next((link for link in reversed(d.chain) if link.path not in library), None)
-    return replace(d, fix=None, via=via)
+    return replace(d, fix=None, via=via or compiled_at.get(d.entry or ""))
+
+
+def _compile_sites(entries, library: set[str]) -> dict[str, ChainLink]:
+    """Entry function -> the project line that compiles it, for entries defined in a library."""
+    return {e.function: ChainLink(e.path, e.line, e.how) for e in reversed(entries)
+            if e.path not in library}
 
 
 def _installed(config: Config) -> InstalledPackages | None:
@@ -194,7 +202,8 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
     library: set[str] = getattr(index.project.modules, "library_paths", set())
-    diagnostics += [d if d.path not in library else _in_library(d, library)
+    compiled_at = _compile_sites(entries, library)
+    diagnostics += [d if d.path not in library else _in_library(d, library, compiled_at)
                     for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
     diagnostics += [d for path, d, _ in _load_failures(index) if d is not None and path in wanted]
     errors += [e for path, _, e in _load_failures(index) if e is not None and path in wanted]

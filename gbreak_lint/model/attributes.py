@@ -35,7 +35,10 @@ def property_getter(project: ProjectIndex, cls: ClassInfo, name: str) -> Functio
 
 
 def getattr_override(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
-    """The project `__getattr__` Python calls for `name` (only when lookup fails)."""
+    """The project `__getattr__` Python calls for `name` (only when lookup fails; every object
+    has its dunder attributes, `__class__` and `__dict__`)."""
+    if name.startswith("__") and name.endswith("__"):
+        return None
     if project.class_attribute(cls, name) is not None or project.method(cls, name) is not None:
         return None
     return project.method(cls, "__getattr__")

@@ -77,7 +77,7 @@ class Callables:
         return result
 
     def apply(self, fn: FnValue, args: list[FnValue | None], kwargs: dict | None = None,
-              depth: int = 0) -> FnValue | None:
+              depth: int = 0, literals: dict | None = None) -> FnValue | None:
         """What calling a project function returns, when that is a function: a local def it
         returns (a closure holding the function arguments in cells), an argument it returns
         unchanged (an identity decorator), or what a call it returns gives (`return inner(func)`).
@@ -96,7 +96,11 @@ class Callables:
             if arg is not None:
                 cells[name] = arg
         absent = {p.name for p in info.params if p.name not in passed and _is_none(p.default)}
-        local = {name: FnValue(qual, tuple(sorted(cells.items())))
+        constants = dict(fn.constants)
+        constants.update((p.name, literal(p.default)) for p in info.params if p.name not in passed)
+        constants.update(literals or {})
+        constants = {name: c for name, c in constants.items() if c is not None and name not in cells}
+        local = {name: FnValue(qual, tuple(sorted(cells.items())), constants=tuple(sorted(constants.items())))
                  for name, qual in info.local_functions.items()}
         module = self.project.modules[info.module]
         results = {self.value(expr, module, info, cells, local, depth + 1)
@@ -120,7 +124,7 @@ class Callables:
             return None
         kwargs = {a.keyword.value: self.value(a.value, module, function, bindings, local, depth + 1)
                   for a in args if a.keyword is not None}
-        return self.apply(factory, positional, kwargs, depth + 1)
+        return self.apply(factory, positional, kwargs, depth + 1, _literal_arguments(factory, args, self.project))
 
     def _registry_item(self, expr: cst.Subscript, module, function, bindings, local, depth) -> FnValue | None:
         """`HANDLERS["relu"](x)` / `STEPS[0](x)`: a module-level dict or list literal indexed by
@@ -148,6 +152,18 @@ def _item(container: cst.BaseExpression, key) -> cst.BaseExpression | None:
         if len(items) == len(container.elements) and -len(items) <= key < len(items):
             return items[key]
     return None
+
+
+def _literal_arguments(fn: FnValue, args: list[cst.Arg], project: ProjectIndex) -> dict:
+    """Parameter -> the constant a call passes for it (`@scaled("attn_kwargs", flag=True)`)."""
+    info = project.function(fn.qualname)
+    if info is None:
+        return {}
+    params = [p for p in info.params if p.kind == "positional"][fn.skip:]
+    given = [a for a in args if a.keyword is None]
+    out = {p.name: literal(a.value) for p, a in zip(params, given)}
+    out.update((a.keyword.value, literal(a.value)) for a in args if a.keyword is not None)
+    return {name: c for name, c in out.items() if c is not None}
 
 
 def _body(node: cst.FunctionDef) -> tuple[cst.BaseStatement | cst.BaseSmallStatement, ...]:

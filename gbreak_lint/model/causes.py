@@ -10,11 +10,12 @@ from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
+from ..walk import children
 from .attributes import getattr_override, property_getter, setattr_override
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length, star_arguments
+from .values import PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, star_arguments
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -343,9 +344,11 @@ class CauseMatcher:
         positional = [p for p in params if p.kind == "positional"][target.bound:]
         tensors: set[str] = set()
         bindings: dict[str, FnValue] = dict(target.captured)
-        arguments: dict[str, object] = {}
+        arguments: dict[str, object] = dict(target.constants)  # free variables holding constants
         passed: dict[str, cst.BaseExpression] = {}  # parameter -> the argument bound to it
-        given = [a for a in node.args if a.keyword is None]
+        forwarded = self._forwarded(node)
+        args = [a for a in node.args if not a.star] if forwarded is not None else node.args
+        given = [a for a in args if a.keyword is None]
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given
                 if self.b.scope.is_tensor(arg.value):
@@ -358,18 +361,56 @@ class CauseMatcher:
             elif self.b.scope.is_tensor(arg.value):  # extra arguments land in the callee's *args
                 tensors.update(p.name for p in params if p.kind == "star")
         by_name = {p.name for p in params}
-        for arg in node.args:
+        for arg in args:
             if arg.keyword is not None and arg.keyword.value in by_name:
                 passed[arg.keyword.value] = arg.value
                 self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
-        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor))
+        for name in forwarded.names if forwarded is not None else ():
+            if name in by_name and name in forwarded.tensors:  # passed on by `**kwargs`
+                tensors.add(name)
+            elif name in by_name:
+                arguments.setdefault(name, PASSED_UNKNOWN)
+        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded))
         shapes = {name: self.b.values.shape_of(value) for name, value in passed.items() if name in tensors}
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
-                        unbound_passed=any(a.star for a in node.args),
+                        unbound_passed=forwarded is None and any(a.star for a in node.args),
                         training=self._callee_training(target, node),
                         attributes=self._callee_attributes(target, node),
                         shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)))
+
+    def _forwarded(self, node: cst.Call) -> Keywords | None:
+        """The keywords a wrapper passes on with `fn(*args, **kwargs)` when the call that
+        reached it spelled them all: its `*args` known empty, its `**kwargs` names known and the
+        frame not adding any (`kwargs[k] = v`, `kwargs.update(...)`). None: unknown."""
+        starred = [a for a in node.args if a.star]
+        if not starred:
+            return None
+        found = Keywords()
+        for arg in starred:
+            known = self.b.values.value(arg.value)
+            value = known.value if known is not None else None
+            if arg.star == "*" and isinstance(value, (Seq, tuple)) and len(value) == 0:
+                continue
+            if arg.star != "**" or not isinstance(value, Keywords) or not isinstance(arg.value, cst.Name):
+                return None
+            stored = self._stored_keys(arg.value.value)
+            if stored is None:
+                return None
+            names = tuple(sorted(set(value.names) | stored))
+            found = Keywords(found.names + names, found.tensors + value.tensors)
+        return found
+
+    def _stored_keys(self, name: str) -> set[str] | None:
+        """The keys this frame may store into the dict `name` (`name["k"] = v`, or `name[k]`
+        with `k` a known constant); None when one is unknown or it calls `name.update(...)`."""
+        keys: set[str] = set()
+        for key in _stores_into(self.b.function.node, name):
+            known = self.b.values.value(key) if key is not None else None
+            if known is None or not isinstance(known.value, str):
+                return None
+            keys.add(known.value)
+        return keys
 
     def _callee_training(self, target: CallTarget, node: cst.Call) -> bool | None:
         """`self.training` in the callee: a method of the same instance or a sub-module shares
@@ -592,3 +633,22 @@ def _bool_arg(call: cst.Call) -> bool:
 
 def _first(pair: tuple) -> str:
     return pair[0]
+
+
+def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:
+    """The keys code under `node` stores into the dict `name` (`name[k] = v`); None for a
+    store whose key is not one expression (`name.update(...)`, `name.setdefault(...)`)."""
+    found: list[cst.BaseExpression | None] = []
+    if isinstance(node, (cst.Assign, cst.AugAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for t in targets:
+            if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name:
+                index = t.slice[0].slice if len(t.slice) == 1 else None
+                found.append(index.value if isinstance(index, cst.Index) else None)
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value in ("update", "setdefault", "__setitem__") \
+            and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+        found.append(None)
+    for child in children(node):
+        found += _stores_into(child, name)
+    return found

@@ -59,6 +59,9 @@ class FrameValues:
             return found if isinstance(found, Const) else None
         if name in self.params:
             return self._param(name)
+        cell = self.arguments.get(name)
+        if isinstance(cell, Const):  # a free variable holding a constant (a decorator's argument)
+            return cell
         if name in ("True", "False", "None"):
             return literal(cst.Name(name))
         return self._global(self.module, name)

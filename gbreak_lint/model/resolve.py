@@ -23,6 +23,7 @@ class CallTarget:
     self_class: str = ""  # the runtime class of `self` in the callee
     captured: tuple[tuple[str, FnValue], ...] = ()  # the callee closure's cells holding functions
     bound: int = 0  # leading positional parameters bound already (functools.partial)
+    constants: tuple[tuple[str, object], ...] = ()  # the callee closure's cells holding constants
 
 
 class CallResolver:
@@ -291,7 +292,8 @@ class CallResolver:
 
     def _target(self, value: FnValue) -> CallTarget | None:
         fn = self.project.function(value.qualname)
-        return CallTarget(fn, False, captured=value.captured, bound=value.skip) if fn else None
+        return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants) \
+            if fn else None
 
     def _constructor(self, func: cst.BaseExpression) -> CallTarget | None:
         """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`. (Building an
@@ -331,7 +333,7 @@ class CallResolver:
         wrapper = self.project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
         if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
             return CallTarget(fn, True, instance, self_class)
-        return CallTarget(wrapper, True, instance, self_class, wrapped.captured, wrapped.skip)
+        return CallTarget(wrapper, True, instance, self_class, wrapped.captured, wrapped.skip, wrapped.constants)
 
     def instance_name(self, expr: cst.BaseExpression) -> str:
         """A name for the module instance an expression denotes; "*" for container elements."""

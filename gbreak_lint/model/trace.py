@@ -16,7 +16,7 @@ from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, CauseCheck, Even
 from .env import ModelEnv
 from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
-from .values import Const
+from .values import Const, Keywords
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
 MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
@@ -136,6 +136,8 @@ class Tracer:
         (convert_frame.has_tensor_in_frame); others run eagerly without a trace."""
         if key.tensor_params or info.uses_torch or key.instance:
             return True
+        if any(isinstance(v, Const) and isinstance(v.value, Keywords) and v.value.tensors for _, v in key.arguments):
+            return True  # `**kwargs` holding a tensor (a dict of tensors counts)
         fn = self.env.project.function(info.qualname)
         owner = key.self_class or (fn.class_qualname if fn is not None else None)
         cls = self.env.project.klass(owner) if owner else None

@@ -29,6 +29,8 @@ class FnValue:
     qualname: str
     captured: tuple[tuple[str, "FnValue"], ...] = ()
     skip: int = 0
+    # cells holding Python constants: a decorator factory's arguments (`@scaled("attn_kwargs")`)
+    constants: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ class Keywords:
     holds is known (`kwargs.get("scale")` of a name not passed is the default), not the values."""
 
     names: tuple[str, ...] = ()
+    tensors: tuple[str, ...] = ()  # the names whose values are tensors
 
     def __len__(self) -> int:
         return len(self.names)
@@ -64,21 +65,28 @@ class Keywords:
         return name in self.names
 
 
-def star_arguments(params, positional: list, args, is_tensor: Callable) -> dict[str, "Const"]:
-    """What a callee's `*args` / `**kwargs` hold for a call site that unpacks nothing: the extra
-    positional arguments (their number; left unknown when one is a tensor) and the keywords no
-    named parameter takes. Dynamo specialises on both (`if len(args) > 0 or kwargs.get("x")`)."""
-    if any(a.star for a in args):
+def star_arguments(params, positional: list, args, is_tensor: Callable,
+                   forwarded: Keywords | None = None) -> dict[str, "Const"]:
+    """What a callee's `*args` / `**kwargs` hold for a call site that unpacks nothing (or only
+    a caller's `*args` known to be empty and `**kwargs` whose names are known, `forwarded`):
+    the extra positional arguments (their number; left unknown when one is a tensor) and the
+    keywords no named parameter takes. Dynamo specialises on both (`if len(args) > 0 or
+    kwargs.get("x")`)."""
+    if any(a.star for a in args) and forwarded is None:
         return {}
+    args = [a for a in args if not a.star]
     out: dict[str, Const] = {}
     extra = [a for a in args if a.keyword is None][len(positional):]
     named = {p.name for p in params if p.kind not in ("star", "double_star")}
+    keywords = {a.keyword.value: is_tensor(a.value) for a in args if a.keyword is not None}
+    if forwarded is not None:
+        keywords.update((name, name in forwarded.tensors) for name in forwarded.names)
     for param in params:
         if param.kind == "star" and not any(is_tensor(a.value) for a in extra):
             out[param.name] = Const(Seq(len(extra), "tuple"))
         elif param.kind == "double_star":
-            keywords = sorted(a.keyword.value for a in args if a.keyword is not None and a.keyword.value not in named)
-            out[param.name] = Const(Keywords(tuple(keywords)))
+            names = sorted(k for k in keywords if k not in named)
+            out[param.name] = Const(Keywords(tuple(names), tuple(k for k in names if keywords[k])))
     return out
 
 
