@@ -103,7 +103,7 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
         wanted |= {d.path for d in full.diagnostics
                    if d.chain and d.chain[0].path in wanted or d.via is not None and d.via.path in wanted}
     return LintResult(len(reported), tuple(d for d in full.diagnostics if d.path in wanted),
-                      tuple(e for e in full.errors if e.path in wanted))
+                      tuple(e for e in full.errors if e.path in wanted), full.hidden_library_conditional)
 
 
 def _run_fingerprint(config: Config, selection: Selection) -> str | None:
@@ -118,6 +118,13 @@ def _in_library(d: Diagnostic, library: set[str], compiled_at: dict[str, ChainLi
     the project compiles the library's code (`torch.compile(model)` on a library model)."""
     via = next((link for link in reversed(d.chain) if link.path not in library), None)
     return replace(d, fix=None, via=via or compiled_at.get(d.entry or ""))
+
+
+def _shown_in_library(d: Diagnostic, library: set[str], config: Config) -> bool:
+    """A finding in an installed package is shown unless the package itself reaches it only
+    behind a condition on values the source does not tell (its own configuration, internal
+    state): the user can neither see nor act on those, and most are not taken."""
+    return config.show_library_conditions or not any(link.condition and link.path in library for link in d.chain)
 
 
 def _compile_sites(entries, library: set[str]) -> dict[str, ChainLink]:
@@ -203,8 +210,9 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
     library: set[str] = getattr(index.project.modules, "library_paths", set())
     compiled_at = _compile_sites(entries, library)
-    diagnostics += [d if d.path not in library else _in_library(d, library, compiled_at)
-                    for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
+    found = [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
+    shown = [d for d in found if d.path in wanted or _shown_in_library(d, library, config)]
+    diagnostics += [d if d.path not in library else _in_library(d, library, compiled_at) for d in shown]
     diagnostics += [d for path, d, _ in _load_failures(index) if d is not None and path in wanted]
     errors += [e for path, _, e in _load_failures(index) if e is not None and path in wanted]
     errors += [e for e in index.errors + prediction.errors if e.path in wanted]
@@ -214,7 +222,8 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     kept = fingerprinted(_filter(diagnostics, selection, config, sources), sources, config.root)
     kept = _offer_fixes(kept, parsed, catalog, jobs, fix_probes)
     result = LintResult(len(reported), tuple(sorted(set(kept), key=Diagnostic.sort_key)),
-                        tuple(sorted(dict.fromkeys(errors), key=lambda e: e.path)))
+                        tuple(sorted(dict.fromkeys(errors), key=lambda e: e.path)),
+                        len(set(found) - set(shown)))
     clock.lap("rules + report")
     return Analysis(result, prediction, catalog)
 

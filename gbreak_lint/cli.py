@@ -64,12 +64,15 @@ def cli(ctx: click.Context) -> None:
 @click.option("--python", "python", help="Interpreter whose installed packages imports resolve to "
               "(read as source, never imported; default: the one running gbreak-lint).")
 @click.option("--no-follow-installed", is_flag=True, help="Do not follow calls into installed packages.")
+@click.option("--show-library-conditions", is_flag=True,
+              help="Also report findings an installed package reaches only behind an `if` on values "
+                   "the source does not tell (each carries its condition).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1),
               help="Worker processes for a scan (default: one per CPU). Results do not depend on it.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
           assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, no_cache,
-          cache_dir, python, no_follow_installed, jobs, quiet):
+          cache_dir, python, no_follow_installed, show_library_conditions, jobs, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, lint_paths
     from .config import load_config
@@ -86,7 +89,8 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
                                    entry_points=config.entry_points + tuple(entries) if entries else None,
                                    assume_compiled=assume_compiled,
                                    cache_dir=cache_dir.resolve() if cache_dir else None, python=python,
-                                   follow_installed=False if no_follow_installed else None)
+                                   follow_installed=False if no_follow_installed else None,
+                                   show_library_conditions=True if show_library_conditions else None)
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))

@@ -32,6 +32,7 @@ KNOWN_KEYS = {
     "python": ("python", str),
     "follow-installed": ("follow_installed", bool),
     "installed-packages": ("installed_packages", list),
+    "show-library-conditions": ("show_library_conditions", bool),
 }
 
 
@@ -61,6 +62,9 @@ class Config:
     python: str | None = None  # interpreter whose installed packages imports resolve to (script mode)
     follow_installed: bool = True  # follow calls into installed packages (not torch, not the stdlib)
     installed_packages: tuple[str, ...] = ()  # only these top-level installed packages (empty: all)
+    # findings an installed package reaches only behind an `if` on values the source does not
+    # tell (`if "dynamic" in self.rope_type:`) are hidden unless asked for
+    show_library_conditions: bool = False
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})

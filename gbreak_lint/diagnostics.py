@@ -31,6 +31,7 @@ class ChainLink:
     path: str
     line: int
     function: str
+    condition: str = ""  # the unknown `if` conditions this line lies behind in its function
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class Diagnostic:
     fix: Fix | None = None
     fingerprint: str | None = None  # stable across unrelated edits (SARIF, baselines)
     via: ChainLink | None = None  # a finding inside an installed package: the user's line reaching it
+    # the Python values it depends on that the source does not tell (`labels is not None`):
+    # each unknown `if` on the way, in call order; "" when every trace reaches it
+    condition: str = ""
 
     def sort_key(self) -> tuple:
         """Position first; the rest (chain, entry) only orders findings that share a place, so
@@ -85,3 +89,4 @@ class LintResult:
     files_scanned: int
     diagnostics: tuple[Diagnostic, ...]
     errors: tuple[FileError, ...] = field(default=())
+    hidden_library_conditional: int = 0  # findings left out by `show_library_conditions = false`

@@ -77,6 +77,7 @@ DIAGNOSTIC_SCHEMA = {
             "type": "object", "required": ["path", "line", "function"], "additionalProperties": False,
             "properties": {"path": {"type": "string"}, "line": {"type": "integer"},
                            "function": {"type": "string"}}}]},
+        "condition": {"type": ["string", "null"]},
     },
 }
 
@@ -252,3 +253,28 @@ def test_result_cache_is_reused_and_invalidated(project, capsys):
     project("b.py", BREAKING.replace("def f", "def g"))  # an edit invalidates the cache
     assert [d["code"] for d in run_json(capsys, project.root / "b.py")["diagnostics"]] == ["GBL301"]
     assert run_json(capsys, project.root, "--no-cache")["files_scanned"] == 2
+
+
+def test_a_finding_behind_an_undecided_condition_carries_it(project, capsys):
+    path = project("cond.py", """\
+import sys
+
+import torch
+
+
+@torch.compile
+def f(x, verbose=None):
+    if verbose and x.dim() > 0:
+        print("shape", x.shape)
+    else:
+        print("quiet")
+    return x + 1
+
+
+f(torch.randn(3), verbose=len(sys.argv) > 1)
+""")
+    doc = run_json(capsys, path)
+    conditions = {d["line"]: d["condition"] for d in doc["diagnostics"] if d["code"] == "GBL303"}
+    assert conditions == {9: "verbose and x.dim() > 0", 11: "not (verbose and x.dim() > 0)"}
+    _, out, _ = run(capsys, "check", path)
+    assert "(if verbose and x.dim() > 0)" in out

@@ -142,3 +142,54 @@ def test_the_projects_own_folders_do_not_key_the_cache(tmp_path, monkeypatch):
     (project / "renamed.txt").write_text("")
     assert for_config(None, (), project).fingerprint() == before
     assert str(outside) in before and str(project) not in before
+
+
+COMPILED_MODEL = """\
+import torch
+from fakelib import Net
+
+model = Net({args})
+compiled = torch.compile(model)
+compiled(torch.randn(2, 4))
+"""
+
+
+def test_a_compiled_library_module_leads_with_the_compile_line(project, installed, capsys):
+    project("train.py", COMPILED_MODEL.format(args=""))
+    doc = scan(capsys, project)
+    (item,) = [d for d in doc["diagnostics"] if d["code"] == "GBL307"]
+    assert item["via"]["path"].endswith("train.py") and item["via"]["line"] == 5
+    assert item["chain"][0]["function"].endswith("Net.forward")
+
+
+GATED = """\
+import torch.nn as nn
+
+
+class Gated(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.kind = kind
+
+    def forward(self, x):
+        x = self.lin(x)
+        if "dynamic" in self.kind:
+            x = x[x.nonzero()]
+        return x.sum().item()
+"""
+
+
+def test_library_findings_behind_undecided_conditions_are_hidden_unless_asked(project, installed, capsys):
+    (installed / "fakelib" / "gated.py").write_text(GATED)
+    project("train.py", COMPILED_MODEL.replace("from fakelib import Net", "from fakelib.gated import Gated")
+            .replace("Net({args})", "Gated(__import__('os').environ.get('KIND', 'plain'))"))
+    hidden = scan(capsys, project)
+    assert not any(d["code"] == "GBL311" for d in hidden["diagnostics"])
+    assert any(d["code"] == "GBL307" for d in hidden["diagnostics"])  # unconditional: still shown
+    shown = scan(capsys, project, "--show-library-conditions")
+    (item,) = [d for d in shown["diagnostics"] if d["code"] == "GBL311"]
+    assert item["condition"] == '"dynamic" in self.kind'
+    code, out, _ = run(capsys, "check", project.root / "train.py", "--root", project.root,
+                       "--python", sys.executable)
+    assert "1 more in installed packages, behind conditions" in out

@@ -35,5 +35,5 @@ def diagnostic(rule: Rule, site: Site, message: str, *, kind: str | None = None,
         path=path or site.path, span=span or site.span, message=message,
         function=function or site.function, gb_code=gb_code if gb_code is not None else rule.gb_code,
         times_traced=times, chain=site.chain, entry=site.entry, frame=frame,
-        suggestion=rule.suggestion, fix=fix_of(rule),
+        suggestion=rule.suggestion, fix=fix_of(rule), condition=site.condition,
     )

@@ -365,10 +365,10 @@ class CauseMatcher:
             if arg.keyword is not None and arg.keyword.value in by_name:
                 passed[arg.keyword.value] = arg.value
                 self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
-        for name in forwarded.names if forwarded is not None else ():
-            if name in by_name and name in forwarded.tensors:  # passed on by `**kwargs`
-                tensors.add(name)
-            elif name in by_name:
+        spread = forwarded or Keywords()  # passed on by `**kwargs`: tensors, or values we do not know
+        tensors.update(name for name in spread.tensors if name in by_name)
+        for name in spread.names:
+            if name in by_name and name not in spread.tensors:
                 arguments.setdefault(name, PASSED_UNKNOWN)
         arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded))
         shapes = {name: self.b.values.shape_of(value) for name, value in passed.items() if name in tensors}

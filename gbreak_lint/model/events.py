@@ -61,6 +61,7 @@ class FrameBuilder:
         self.loggers: set[str] = set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
+        self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
@@ -100,6 +101,8 @@ class FrameBuilder:
         return self.parsed.line(node, self.anchor)
 
     def emit(self, kind: EventKind, node: cst.CSTNode, **fields) -> None:
+        if self.conditions:
+            fields.setdefault("condition", " and ".join(self.conditions))
         self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
 
     def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
@@ -209,10 +212,14 @@ class FrameBuilder:
             return self._branch(branch)
         before = self.values.snapshot()
         self.uncertain += 1
+        test = _source(node.test)
+        self.conditions.append(test)
         body_ends = self.block(node.body)
+        self.conditions[-1] = f"not ({test})"
         after_body = self.values.snapshot()
         self.values.restore(before)
         else_ends = self._branch(node.orelse)
+        self.conditions.pop()
         self.uncertain -= 1
         self.values.merge([after_body, self.values.snapshot()])
         return body_ends and else_ends
@@ -601,3 +608,8 @@ def _is_report(small) -> bool:
     if isinstance(func, cst.Name):
         return func.value == "print"
     return isinstance(func, cst.Attribute) and func.attr.value in REPORTING_METHODS
+
+
+def _source(expr: cst.BaseExpression) -> str:
+    """An expression's source on one line (a condition quoted in a finding)."""
+    return " ".join(cst.Module([]).code_for_node(expr).split())

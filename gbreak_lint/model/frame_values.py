@@ -210,7 +210,7 @@ class FrameValues:
     def attribute_value(self, expr: cst.Attribute) -> Const | None:
         name = expr.attr.value
         owner = expr.value
-        if name == "dtype" and self.scope.is_tensor(owner):
+        if name == "dtype" and (self.scope.is_tensor(owner) or self._unknown_local(owner)):
             return self._dtype(owner)
         if name in ("shape", "ndim"):
             shape = self.shape_of(owner)
@@ -230,6 +230,13 @@ class FrameValues:
             if module is not None:
                 return self._global(module, attr)
         return None
+
+    def _unknown_local(self, expr: cst.BaseExpression) -> bool:
+        """A local or parameter holding something the source does not tell (`hidden_states =
+        outputs[0]` of a sub-module): `.dtype` is read off tensors, so Dynamo sees the dtype
+        the program computes in."""
+        return isinstance(expr, cst.Name) and expr.value != "self" and self.value(expr) is None \
+            and (expr.value in self.locals or expr.value in self.params)
 
     def _dtype(self, tensor: cst.BaseExpression) -> Const | None:
         if self.default_dtype is None or self.scope.is_integer_tensor(tensor) or \

@@ -39,6 +39,7 @@ class Site:
     entry: str
     outcomes: frozenset[str]
     detail: str = ""
+    condition: str = ""  # the unknown conditions it lies behind ("" when every trace reaches it)
 
 
 @dataclass(frozen=True)
@@ -356,7 +357,7 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
 def _freeze(r: SiteRecord) -> Site:
     return Site(rule=r.rule, gb_code=r.gb_code, path=r.path, span=r.event.span, function=r.frame.qualname,
                 frame_name=r.frame.name, times_traced=r.times_traced, chain=r.chain, entry=r.entry,
-                outcomes=frozenset(r.outcomes), detail=r.event.detail)
+                outcomes=frozenset(r.outcomes), detail=r.event.detail, condition=r.condition)
 
 
 def _frame(o: FrameOutcome, site: Site) -> Frame:

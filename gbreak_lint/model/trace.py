@@ -40,6 +40,7 @@ class SiteRecord:
     entry: str
     times_traced: int = 0
     outcomes: set = field(default_factory=set)
+    condition: str = ""  # "" once any trace reaches it unconditionally
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ class Tracer:
         tp_iternext") and runs the comprehension eagerly. (A comprehension Dynamo calls when
         it resumes gets an iterator Dynamo rebuilt as a tuple one: no break.)"""
         callers = chain + (_link(caller, call),)
-        info = self.env.frame(call.target) if call.mode == CallMode.COMPREHENSION else None
+        info = self.env.frame(call.target) if call.mode == CallMode.COMPREHENSION and call.target else None
         rule = self.env.checks.get(CauseCheck.EAGER_COMPREHENSION)
         if info is None or not info.unwrappable_iterator or rule is None \
                 or not self._has_tensor_inputs(info.key, info):
@@ -375,9 +376,13 @@ class Tracer:
         # Dynamo names a break site by line and break type: two breaks of one kind on one
         # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
+        condition = " and ".join(link.condition for link in chain if link.condition)
         site = self.sites.get(key)
         if site is None:
-            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry)  # type: ignore[arg-type]
+            site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry,  # type: ignore[arg-type]
+                                                condition=condition)
+        elif not condition:  # reached unconditionally as well
+            site.condition = ""
         site.times_traced += ev.hits
         return site
 
@@ -429,7 +434,7 @@ def _resumable(point: Event) -> bool:
 
 
 def _link(frame: FrameInfo, ev: Event) -> ChainLink:
-    return ChainLink(frame.path, ev.line, frame.qualname)
+    return ChainLink(frame.path, ev.line, frame.qualname, ev.condition)
 
 
 def _outer_block(ev: Event) -> tuple[str, int] | None:

@@ -67,6 +67,7 @@ class Event:
     mode: CallMode = CallMode.INLINE
     ops_before_block: int = 0
     new_receiver: bool = False  # a method of a (non-module) object this frame created: `Helper().run(x)`
+    condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
 
     @property
     def line(self) -> int:

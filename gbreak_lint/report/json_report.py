@@ -23,6 +23,7 @@ def diagnostic_dict(d: Diagnostic) -> dict:
         "fix": {"safety": d.fix.safety, "description": d.fix.description} if d.fix else None,
         "via": ({"path": relpath(d.via.path), "line": d.via.line, "function": d.via.function}
                 if d.via else None),
+        "condition": d.condition or None,
     }
 
 

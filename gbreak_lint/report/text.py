@@ -12,7 +12,7 @@ def render(result: LintResult, show_chain: bool = True) -> str:
     for d in result.diagnostics:
         via = f"via {relpath(d.via.path)}:{d.via.line}: " if d.via else ""
         lines.append(f"{via}{relpath(d.path)}:{d.span.line}:{d.span.column}: {d.code} {d.message}"
-                     + (f" [{d.gb_code}]" if d.gb_code else ""))
+                     + (f" [{d.gb_code}]" if d.gb_code else "") + (f" (if {d.condition})" if d.condition else ""))
         if show_chain and len(d.chain) > 1:
             lines.append("    call chain: " + " -> ".join(
                 f"{short_name(c.function)} ({relpath(c.path)}:{c.line})" for c in d.chain))
@@ -28,7 +28,7 @@ def _summary(result: LintResult) -> str:
     n = len(result.diagnostics)
     files = result.files_scanned
     if not n and not result.errors:
-        return f"All checks passed: {files} file{'s' * (files != 1)} scanned, no graph breaks predicted."
+        return f"All checks passed: {files} file{'s' * (files != 1)} scanned, no graph breaks predicted." + _hidden(result)
     if not n:
         bad = len(result.errors)
         return (f"No graph breaks predicted in {files} file{'s' * (files != 1)} scanned; "
@@ -38,4 +38,10 @@ def _summary(result: LintResult) -> str:
     text = f"Found {n} finding{'s' * (n != 1)} ({', '.join(parts) or 'none'}) in {files} file{'s' * (files != 1)}"
     if result.errors:
         text += f"; {len(result.errors)} file{'s' * (len(result.errors) != 1)} could not be analysed"
-    return text + "."
+    return text + "." + _hidden(result)
+
+
+def _hidden(result: LintResult) -> str:
+    n = result.hidden_library_conditional
+    return (f" {n} more in installed packages, behind conditions the source does not decide "
+            f"(--show-library-conditions)." if n else "")
