@@ -418,6 +418,8 @@ class CauseMatcher:
         by a module-level name has its own (`m = Net().eval()`)."""
         if target.instance and not target.skip_first_param:
             return self.b.key.training  # the method a decorator's wrapper calls: the same self
+        if isinstance(node.func, cst.Name) and node.func.value in self.b.resolver.many:
+            return self.b.key.training  # `for layer in self.layers: layer(x)`: a sub-module
         if isinstance(node.func, cst.Name) and target.instance:
             return self._global_instance_training(node.func.value)
         if target.skip_first_param or target.instance:

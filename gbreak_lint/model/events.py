@@ -10,7 +10,7 @@ from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
-from .tensors import TensorScope
+from .tensors import TensorScope, target_names
 from .frame_values import FrameValues
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .values import Seq
@@ -48,7 +48,8 @@ class FrameBuilder:
                                      key.self_class)
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
                                  set(key.tensor_params) | set(inherited),
-                                 returns=self._returns, is_module_call=self._is_module_call)
+                                 returns=self._returns, is_module_call=self._is_module_call,
+                                 returns_object=self._returns_object)
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,
@@ -58,10 +59,13 @@ class FrameBuilder:
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
         self.returns_elements: tuple[bool, ...] = ()
+        self.returns_object: bool | None = None  # every return is an instance of a project class
+        self.objects: set[str] = set()  # locals holding such an instance
         self.loggers: set[str] = set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
+        self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
@@ -83,11 +87,42 @@ class FrameBuilder:
                              uses_torch=self._uses_torch(body))
         fn = self.source
         self.block(fn.node.body)
-        return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, tuple(self.events),
+        uses_torch = self._uses_torch(fn.node.body)
+        events = tuple(self.events) if uses_torch or self._self_is_module() else self._tensorless_resumes(fn)
+        return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, events,
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
-                         returns_elements=self.returns_elements, node=fn.node,
-                         uses_torch=self._uses_torch(fn.node.body))
+                         returns_elements=self.returns_elements, node=fn.node, uses_torch=uses_torch,
+                         returns_object=bool(self.returns_object))
+
+    def _self_is_module(self) -> bool:
+        cls = self.resolver.cls
+        return cls is not None and self.resolver.is_nn_module(cls)
+
+    def _tensorless_resumes(self, fn: FunctionInfo) -> tuple[Event, ...]:
+        """Mark the break points after which nothing live holds a tensor: Dynamo does not compile
+        such a resume function (convert_frame.has_tensor_in_frame), the rest runs eagerly. Live:
+        read by a later statement (`out = model(x)` then `out.logits.sum().backward()`, with
+        `out` a model output, leaves no tensor in the frame)."""
+        statements = [(self.line(s), s, reads, writes)
+                      for s, reads, writes in _statement_reads(fn.node.body, self._names_read)]
+        tensors = self.scope.ever_tensors | set(self.key.tensor_params)
+        out = list(self.events)
+        for i, node in self.break_points.items():
+            span = out[i].span
+            holder = next((s for at, s, _, _ in reversed(statements) if at <= span.line), None)
+            live = _live(statements, span.line) | self._read_after(holder, (span.end_line, span.end_column))
+            # the call's result is on the resume function's stack: a tensor there counts too
+            if not live & tensors and not (isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node)):
+                out[i] = replace(out[i], resume_has_tensors=False)
+        return tuple(out)
+
+    def _read_after(self, stmt, end: tuple[int, int]) -> set[str]:
+        """Names the rest of a statement reads after a point (`a(x), b(x)` after `a(x)`)."""
+        if stmt is None:
+            return set()
+        names = [n for n in _descendants(stmt) if isinstance(n, cst.Name)]
+        return {n.value for n in names if (lambda s: (s.line, s.column) > end)(self.span(n))}
 
     def _names_read(self, node, skip_first_iter: bool = False) -> frozenset[str]:
         return self.env.node_memo(f"names_read:{skip_first_iter}", node,
@@ -103,6 +138,8 @@ class FrameBuilder:
     def emit(self, kind: EventKind, node: cst.CSTNode, **fields) -> None:
         if self.conditions:
             fields.setdefault("condition", " and ".join(self.conditions))
+        if kind in (EventKind.CALL, EventKind.BREAK):
+            self.break_points[len(self.events)] = node
         self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
 
     def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
@@ -157,6 +194,7 @@ class FrameBuilder:
         elif isinstance(node, cst.Return) and node.value is not None:
             self.expr(node.value)
             self.returns_tensor |= self.scope.is_tensor(node.value)
+            self.returns_object = self._is_object(node.value) and self.returns_object is not False
             if isinstance(node.value, cst.Tuple):
                 flags = [self.scope.is_tensor(el.value) for el in node.value.elements]
                 old = self.returns_elements
@@ -176,6 +214,8 @@ class FrameBuilder:
         self.scope.assign(target, value)
         self.values.assign(target, value)
         self.resolver.remember(target, value)
+        if isinstance(target, cst.Name):
+            (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
         if isinstance(target, cst.Name):
@@ -486,6 +526,23 @@ class FrameBuilder:
         info = self.env.frame_if_built(self.causes.frame_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
 
+    def _is_object(self, expr: cst.BaseExpression) -> bool:
+        """An instance of a plain project class (a model's output object, not a module, not a
+        tuple): Dynamo's has_tensor_in_frame does not look inside it."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.objects
+        if not isinstance(expr, cst.Call):
+            return False
+        cls = self.resolver.instantiated_class(expr)
+        if cls is not None:
+            return not self.resolver.is_nn_module(cls) and not _tuple_like(cls, self.env.project)
+        return self._returns_object(expr)
+
+    def _returns_object(self, call: cst.Call) -> bool:
+        target = self.resolver.resolve(call.func)
+        info = self.env.frame_if_built(self.causes.frame_key(target, call)) if target is not None else None
+        return info is not None and info.returns_object
+
     def _is_module_call(self, call: cst.Call) -> bool:
         if self.resolver.torch_layer(call.func):
             return True
@@ -613,3 +670,74 @@ def _is_report(small) -> bool:
 def _source(expr: cst.BaseExpression) -> str:
     """An expression's source on one line (a condition quoted in a finding)."""
     return " ".join(cst.Module([]).code_for_node(expr).split())
+
+
+def _descendants(node: cst.CSTNode):
+    for child in children(node):
+        if not isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):  # not nested blocks
+            yield child
+            yield from _descendants(child)
+
+
+def _live(statements, line: int) -> set[str]:
+    """Names read after `line` before a statement of the function's own body assigns them."""
+    live: set[str] = set()
+    assigned: set[str] = set()
+    for at, _stmt, reads, writes in statements:
+        if at > line:
+            live |= reads - assigned
+            assigned |= writes
+    return live
+
+
+def _statement_reads(body, names_read, top: bool = True):
+    """(statement, names it reads, names it surely assigns) for every statement under `body` in
+    source order; a compound statement reads its header (its blocks are statements of their
+    own). Only the function's own top-level statements count as assigning (a branch may not)."""
+    smalls = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+    for stmt in smalls:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            yield stmt, _reads(stmt, names_read), _assigned(stmt) if top else frozenset()
+            continue
+        header = [getattr(stmt, field) for field in ("test", "iter") if hasattr(stmt, field)]
+        header += [item.item for item in getattr(stmt, "items", ())]
+        yield stmt, frozenset().union(*(names_read(h) for h in header)), frozenset()
+        for part in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+            if isinstance(part, cst.If):
+                yield from _statement_reads(cst.IndentedBlock([part]), names_read, False)
+            elif part is not None and hasattr(part, "body"):
+                yield from _statement_reads(part.body if not isinstance(part, cst.BaseSuite) else part,
+                                            names_read, False)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _statement_reads(handler.body, names_read, False)
+
+
+def _reads(stmt, names_read) -> frozenset[str]:
+    """The names a simple statement reads (a plain name it assigns to is not read)."""
+    out: set[str] = set()
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]:
+        if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            out |= names_read(small.value)
+            out.update(n for t in targets if not isinstance(t, cst.Name) for n in names_read(t))
+        else:
+            out |= names_read(small)
+    return frozenset(out)
+
+
+def _assigned(stmt) -> frozenset[str]:
+    smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+    names: set[str] = set()
+    for small in smalls:
+        if isinstance(small, cst.Assign):
+            names.update(n for t in small.targets for n in target_names(t.target))
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            names.update(target_names(small.target))
+    return frozenset(names)
+
+
+def _tuple_like(cls, project) -> bool:
+    """A NamedTuple / tuple subclass (has_tensor_in_frame looks inside those)."""
+    names = {(base.attr if isinstance(base, cst.Attribute) else base).value
+             for c in project.mro(cls) for base in c.bases if isinstance(base, (cst.Name, cst.Attribute))}
+    return bool(names & {"NamedTuple", "tuple"})

@@ -17,10 +17,12 @@ class TensorScope:
     """Tensor-valued names of one frame, and the rules to extend them."""
 
     def __init__(self, knowledge: Knowledge, qualify, tensors: set[str],
-                 returns=None, is_module_call=None):
+                 returns=None, is_module_call=None, returns_object=None):
         self.k = knowledge
         self.qualify = qualify  # expr -> qualified name or None
         self.tensors = set(tensors)
+        # every name that held a tensor (or a numpy array: has_tensor_in_frame counts them) at some point
+        self.ever_tensors = set(tensors)
         self.bool_tensors: set[str] = set()
         self.data_scalars: set[str] = set()  # Python numbers read out of tensors (.item(), float(t))
         self.numpy_values: set[str] = set()  # numpy arrays (traced as tensors under trace_numpy)
@@ -28,6 +30,7 @@ class TensorScope:
         self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
+        self.returns_object = returns_object or (lambda call: False)
 
     # -- queries ---------------------------------------------------------------------
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
@@ -133,13 +136,13 @@ class TensorScope:
                 return True
             if method in self.k.tensor_only_methods and self._could_be_tensor(func.value):
                 return True
-        if self.is_module_call(call):
-            return True
+        if self.is_module_call(call):  # a module's output: a tensor unless its forward returns an object
+            return not self.returns_object(call)
         return self.returns(call)[0]
 
     def _could_be_tensor(self, expr: cst.BaseExpression) -> bool:
         """A receiver of tensor-only methods whose type we do not otherwise know."""
-        return self.is_tensor(expr) or isinstance(expr, (cst.Call, cst.Subscript, cst.BinaryOperation))
+        return self.is_tensor(expr) or isinstance(expr, (cst.Call, cst.Subscript, cst.BinaryOperation, cst.Attribute))
 
     def is_torch_function(self, qual: str) -> bool:
         if qual in self.k.non_tensor_functions:
@@ -163,10 +166,13 @@ class TensorScope:
         for name in target_names(target):
             (self.python_values.add if is_py else self.python_values.discard)(name)
             (self.numpy_values.add if is_np else self.numpy_values.discard)(name)
+            if is_np:
+                self.ever_tensors.add(name)
             (self.integer_tensors.add if is_int else self.integer_tensors.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
             if is_t:
                 self.tensors.add(name)
+                self.ever_tensors.add(name)
             else:
                 self.tensors.discard(name)
             if is_bool:

@@ -64,6 +64,12 @@ class StrictError:
 
 
 @dataclass(frozen=True)
+class _Resume:
+    at: int  # the event a resume function starts at
+    in_chain: bool  # resumes the chain of a nested graph break (nested_graph_breaks)
+
+
+@dataclass(frozen=True)
 class _Inlined:
     ops: int
     chain: tuple[tuple[FrameInfo, Event], ...] = ()  # frames below the caller, down to the site
@@ -168,17 +174,26 @@ class Tracer:
             self._trace(info, chain, entry, strict_entry)
 
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
-        start, resumed = 0, False
-        while start is not None:
-            start = self._segment(info, start, resumed, chain, entry, strict_entry)
+        resume: _Resume | None = _Resume(0, False)
+        resumed = False
+        while resume is not None:
+            resume = self._segment(info, resume, resumed, chain, entry, strict_entry)
             resumed = True
 
     # -- one compilation -------------------------------------------------------------
-    def _segment(self, info: FrameInfo, start: int, is_resume: bool, chain, entry, strict_entry):
-        """Trace events[start:] as one compilation; returns where a resume function starts."""
+    def _segment(self, info: FrameInfo, resume: "_Resume", is_resume: bool, chain, entry, strict_entry):
+        """Trace events[resume.at:] as one compilation; returns where a resume function starts."""
         ops = 0
         block_ops: dict[tuple, int] = {}
         events = info.events
+        start = resume.at
+        # Dynamo compiles a resume function only if its inputs hold a tensor (has_tensor_in_frame);
+        # one resuming the chain of a nested break is compiled with the frames below it
+        if is_resume and not resume.in_chain and not events[start - 1].resume_has_tensors:
+            for later in events[start:]:
+                if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME and later.target is not None:
+                    self._called_eagerly(info, later, chain, entry)
+            return None
         for i in range(start, len(events)):
             ev = events[i]
             for c in ev.ctx:
@@ -260,7 +275,7 @@ class Tracer:
             point = path[level][1]
             if point.kind == EventKind.CALL and point.mode not in NOT_OWN_FRAME:
                 self.compile_frame(point.target, site_chain[:len(chain) + level + 1], entry)
-            return i + 1
+            return _Resume(i + 1, True)
         fate, blame, block_line = self._fate(ev, path[:1], site_event)
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
@@ -271,7 +286,7 @@ class Tracer:
             site.outcomes.add(Fate.RESUMED)
             if nested_call and ev.mode not in NOT_OWN_FRAME:
                 self.compile_frame(ev.target, callers, entry)
-            return i + 1
+            return _Resume(i + 1, False)
         before = block_ops.get(block_line, ops) if block_line is not None else ops
         if fate == Fate.UNRESUMABLE and before >= CHECKPOINT_MIN_OPS:
             fate = Fate.PARTIAL
@@ -282,18 +297,21 @@ class Tracer:
         self.frames.setdefault((info.qualname, outcome), FrameOutcome(
             info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
+        because = " and ".join(link.condition for link in site_chain if link.condition)
         for later in info.events[first_eager:]:
             if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME:
-                self._called_eagerly(info, later, chain, entry)
+                self._called_eagerly(info, later, chain, entry, because)
         return None
 
-    def _called_eagerly(self, caller: FrameInfo, call: Event, chain, entry: str) -> None:
+    def _called_eagerly(self, caller: FrameInfo, call: Event, chain, entry: str, because: str = "") -> None:
         """A call made by code running eagerly: Dynamo compiles the callee as a frame of its own.
         A comprehension then gets the real iterator CPython made; Dynamo wraps only tuple and
         range iterators, so over a list or dict it breaks at once (GB4347 "Missing
         tp_iternext") and runs the comprehension eagerly. (A comprehension Dynamo calls when
-        it resumes gets an iterator Dynamo rebuilt as a tuple one: no break.)"""
-        callers = chain + (_link(caller, call),)
+        it resumes gets an iterator Dynamo rebuilt as a tuple one: no break.)
+        `because`: the conditions of the break that made the caller run eagerly."""
+        link = _link(caller, call)
+        callers = chain + (replace(link, condition=" and ".join(c for c in (because, link.condition) if c)),)
         info = self.env.frame(call.target) if call.mode == CallMode.COMPREHENSION and call.target else None
         rule = self.env.checks.get(CauseCheck.EAGER_COMPREHENSION)
         if info is None or not info.unwrappable_iterator or rule is None \

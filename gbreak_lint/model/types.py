@@ -68,6 +68,8 @@ class Event:
     ops_before_block: int = 0
     new_receiver: bool = False  # a method of a (non-module) object this frame created: `Helper().run(x)`
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
+    # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
+    resume_has_tensors: bool = True
 
     @property
     def line(self) -> int:
@@ -93,6 +95,7 @@ class FrameInfo:
     # a comprehension whose iterator is not a tuple or range iterator: called from code running
     # eagerly, Dynamo cannot wrap the real iterator it is passed and breaks at its first step
     unwrappable_iterator: bool = False
+    returns_object: bool = False  # every return is an instance of a plain project class (a model output)
     node: cst.CSTNode | None = None
 
 
