@@ -67,6 +67,9 @@ class StrictError:
 class _Resume:
     at: int  # the event a resume function starts at
     in_chain: bool  # resumes the chain of a nested graph break (nested_graph_breaks)
+    # the break lies behind a condition the source does not decide: where it is not taken, the
+    # code after it is traced in the same compilation (compiled, whatever its inputs hold)
+    conditional: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,7 @@ class Tracer:
         start = resume.at
         # Dynamo compiles a resume function only if its inputs hold a tensor (has_tensor_in_frame);
         # one resuming the chain of a nested break is compiled with the frames below it
-        if is_resume and not resume.in_chain and not events[start - 1].resume_has_tensors:
+        if is_resume and not resume.in_chain and not resume.conditional and not events[start - 1].resume_has_tensors:
             for later in events[start:]:
                 if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME and later.target is not None:
                     self._called_eagerly(info, later, chain, entry)
@@ -286,7 +289,7 @@ class Tracer:
             site.outcomes.add(Fate.RESUMED)
             if nested_call and ev.mode not in NOT_OWN_FRAME:
                 self.compile_frame(ev.target, callers, entry)
-            return _Resume(i + 1, False)
+            return _Resume(i + 1, False, any(link.condition for link in site_chain))
         before = block_ops.get(block_line, ops) if block_line is not None else ops
         if fate == Fate.UNRESUMABLE and before >= CHECKPOINT_MIN_OPS:
             fate = Fate.PARTIAL
