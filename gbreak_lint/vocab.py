@@ -52,6 +52,7 @@ class BreakKind(Vocab):
     SKIP_FRAME = "skip_frame"
     UNRESUMABLE = "unresumable"
     EXCEPTION = "exception"  # an exception leaving the compiled frame: it is skipped, unless caught
+    ERROR = "error"  # compilation raises even without fullgraph (the program stops)
     NONE = "none"  # not a break cause
 
 
@@ -82,6 +83,8 @@ class CauseCheck(Vocab):
     UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
+    FAKE_RUN_BREAK = "fake_run_break"  # an allow_in_graph function reads tensor data / makes a dynamic shape
+    FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run
 
 
 class Fate(Vocab):
@@ -112,6 +115,7 @@ class StrictReason(Vocab):
     FULLGRAPH = "fullgraph"
     ERROR_ON_GRAPH_BREAK = "error_on_graph_break"
     HIGHER_ORDER_OP = "higher_order_op"
+    FAKE_TENSOR = "fake_tensor"  # an allow_in_graph function fails when run on fake tensors
 
 
 # A break site's outcome when the break raises instead (a strict region); its other outcomes

@@ -1,4 +1,5 @@
-"""GBL501: a break in a fullgraph / error_on_graph_break(True) region raises at compile time."""
+"""GBL501: a break in a fullgraph / error_on_graph_break(True) region raises at compile time
+(and so does an allow_in_graph function fake tensors cannot run, anywhere)."""
 from __future__ import annotations
 
 from ..model.predict import Prediction
@@ -7,7 +8,8 @@ from ..vocab import StrictReason
 from .common import diagnostic, render
 
 REGION = {StrictReason.FULLGRAPH: "fullgraph=True", StrictReason.ERROR_ON_GRAPH_BREAK: "error_on_graph_break(True)",
-          StrictReason.HIGHER_ORDER_OP: "a higher-order op (torch.cond) that must be captured whole"}
+          StrictReason.HIGHER_ORDER_OP: "a higher-order op (torch.cond) that must be captured whole",
+          StrictReason.FAKE_TENSOR: "an allow_in_graph call run on fake tensors (GB4315, with or without fullgraph)"}
 
 
 @CHECKS.register("GBL501")

@@ -292,7 +292,10 @@ class CauseMatcher:
     def _project_call(self, node: cst.Call, target: CallTarget) -> None:
         fn = target.function
         if self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
-            self.env.frame(self.frame_key(target, node))  # its return type, not its breaks
+            key = self.frame_key(target, node)
+            self.env.frame(key)  # its return type, not its breaks
+            if self._fake_run(node, fn, key):
+                return
             if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
                 self.b.emit(EventKind.OP, node)
             return
@@ -306,6 +309,37 @@ class CauseMatcher:
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
+
+    def _fake_run(self, node: cst.Call, fn: FunctionInfo, key: FrameKey) -> bool:
+        """allow_in_graph: Dynamo runs the function on fake tensors at the call. The first cause
+        in its body that fake tensors cannot pass decides (knowledge: fake_run_*): a data read
+        or a dynamic shape breaks at the call (the function then compiled alone), an op they
+        cannot run at all is a compile error."""
+        if not self._decorated_with(fn.decorators, fn.module, self.k.fake_run_decorators):
+            return False
+        found = self._first_fake_failure(key, set())
+        if found is None:
+            return False
+        check = CauseCheck.FAKE_RUN_ERROR if found.rule in self.k.fake_run_errors else CauseCheck.FAKE_RUN_BREAK
+        rule = self.rule_for_check(check)
+        if rule is None:
+            return False
+        gb_code = self.k.fake_run_breaks.get(found.rule or "", rule.gb_code)
+        self.b.emit_break(rule, node, gb_code=gb_code, detail=found.rule or "",
+                          target=key if check == CauseCheck.FAKE_RUN_BREAK else None)
+        return True
+
+    def _first_fake_failure(self, key: FrameKey, seen: set) -> Event | None:
+        info = self.env.frame(key) if key not in seen and len(seen) < 8 else None
+        seen.add(key)
+        for ev in info.events if info is not None else ():
+            if ev.kind == EventKind.BREAK and (ev.rule in self.k.fake_run_breaks or ev.rule in self.k.fake_run_errors):
+                return ev
+            if ev.kind == EventKind.CALL and ev.target is not None:
+                found = self._first_fake_failure(ev.target, seen)
+                if found is not None:
+                    return found
+        return None
 
     def _passing_own_self(self, node: cst.Call, target: CallTarget) -> CallTarget:
         """`func(self, *args, **kwargs)` in a decorator's wrapper: the wrapped method (or the

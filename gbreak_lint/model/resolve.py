@@ -329,7 +329,9 @@ class CallResolver:
         """A method called on an instance: its decorators' wrapper when the source tells it
         (`@capture_outputs def forward(self, ...)`: Dynamo inlines the wrapper, a frame of the
         chain that calls the method with the same `self`)."""
-        wrapped = self.callables.decorated(fn)
+        if not fn.decorators:
+            return CallTarget(fn, True, instance, self_class)
+        wrapped = self.project.derived(f"decorated:{fn.qualname}", lambda: self.callables.decorated(fn))
         wrapper = self.project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
         if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
             return CallTarget(fn, True, instance, self_class)

@@ -266,6 +266,8 @@ class Tracer:
                 if c.kind == BlockKind.STRICT and c.strict is False:
                     self.relaxations[(frame.path, c.line)] = True
         strict = self._strictness(info, path, strict_entry)
+        if site_event.break_kind == BreakKind.ERROR:  # raises whatever the region's strictness
+            strict = StrictReason.FAKE_TENSOR
         if strict is not None or ev.mode == CallMode.STRICT_HOP:
             site.outcomes.add(HARD_ERROR)
             reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
@@ -287,7 +289,8 @@ class Tracer:
                                                          _outer_block(ev))
         if fate == Fate.RESUMED:
             site.outcomes.add(Fate.RESUMED)
-            if nested_call and ev.mode not in NOT_OWN_FRAME:
+            # the callee (or the allow_in_graph function a break names) then runs as its own frame
+            if (nested_call or ev.kind == EventKind.BREAK and ev.target is not None) and ev.mode not in NOT_OWN_FRAME:
                 self.compile_frame(ev.target, callers, entry)
             return _Resume(i + 1, False, any(link.condition for link in site_chain))
         before = block_ops.get(block_line, ops) if block_line is not None else ops

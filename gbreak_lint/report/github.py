@@ -21,7 +21,8 @@ def render(result: LintResult) -> str:
         s = d.span
         props = (f"file={_escape_property(relpath(d.path))},line={s.line},col={s.column},"
                  f"endLine={s.end_line},endColumn={s.end_column},title={_escape_property(d.code)}")
-        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape_data(d.message)}")
+        message = d.message + (f" (if {d.condition})" if d.condition else "")
+        lines.append(f"::{COMMAND[d.severity]} {props}::{_escape_data(message)}")
     for e in result.errors:
         lines.append(f"::error file={_escape_property(relpath(e.path))},title=gbreak-lint::{_escape_data(e.message)}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -69,11 +69,12 @@ def _result(d: Diagnostic, index: dict) -> dict:
         location["logicalLocations"] = [{"fullyQualifiedName": d.function, "kind": "function"}]
     result = {
         "ruleId": d.code, "ruleIndex": index[d.code], "level": LEVEL[d.severity],
-        "message": {"text": d.message + (f" Help: {d.suggestion}" if d.suggestion else "")},
+        "message": {"text": d.message + (f" (if {d.condition})" if d.condition else "")
+                    + (f" Help: {d.suggestion}" if d.suggestion else "")},
         "locations": [location],
         "partialFingerprints": {"gbreakLint/v1": d.fingerprint or ""},
         "properties": {"kind": d.kind, "gb_code": d.gb_code, "times_traced": d.times_traced,
-                       "entry": d.entry},
+                       "entry": d.entry, "condition": d.condition or None},
     }
     if len(d.chain) > 1:
         result["relatedLocations"] = [
