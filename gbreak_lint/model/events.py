@@ -104,16 +104,21 @@ class FrameBuilder:
         such a resume function (convert_frame.has_tensor_in_frame), the rest runs eagerly. Live:
         read by a later statement (`out = model(x)` then `out.logits.sum().backward()`, with
         `out` a model output, leaves no tensor in the frame)."""
-        statements = [(self.line(s), s, reads, writes)
-                      for s, reads, writes in _statement_reads(fn.node.body, self._names_read)]
+        if not self.break_points:
+            return tuple(self.events)
+        statements = self.env.node_memo("statements", fn.node, lambda: [
+            (self.line(s), s, reads, writes) for s, reads, writes in _statement_reads(fn.node.body, self._names_read)])
         tensors = self.scope.ever_tensors | set(self.key.tensor_params)
         out = list(self.events)
         for i, node in self.break_points.items():
             span = out[i].span
-            holder = next((s for at, s, _, _ in reversed(statements) if at <= span.line), None)
-            live = _live(statements, span.line) | self._read_after(holder, (span.end_line, span.end_column))
+            if _live(statements, span.line) & tensors:
+                continue
             # the call's result is on the resume function's stack: a tensor there counts too
-            if not live & tensors and not (isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node)):
+            if isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node):
+                continue
+            holder = next((s for at, s, _, _ in reversed(statements) if at <= span.line), None)
+            if not self._read_after(holder, (span.end_line, span.end_column)) & tensors:
                 out[i] = replace(out[i], resume_has_tensors=False)
         return tuple(out)
 
