@@ -76,6 +76,24 @@ class Callables:
                 result = self.apply(deco, [result]) or result
         return result
 
+    def replaced_method(self, cls, name: str) -> FnValue | None:
+        """The function a class decorator puts in place of a method (`cls.forward = forward`,
+        its own def, as transformers' `@use_experts_implementation` does), its cells holding
+        the methods it read off the class first (`original_forward = cls.forward`)."""
+        module = self.project.modules[cls.module]
+        for dec in cls.node.decorators:
+            expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            factory = self.project.function(self.project.qualify(expr, module))
+            inner = [self.project.function(q) for q in factory.local_functions.values()] if factory else []
+            for candidate in [factory, *inner]:
+                found = _assigned_method(candidate, name) if candidate is not None else None
+                if found is not None and candidate is not None:
+                    local, cells = found
+                    captured = tuple(sorted((cell, FnValue(q)) for cell, attr in cells.items()
+                                            if (q := cls.methods.get(attr)) is not None))
+                    return FnValue(candidate.local_functions[local], captured)
+        return None
+
     def apply(self, fn: FnValue, args: list[FnValue | None], kwargs: dict | None = None,
               depth: int = 0, literals: dict | None = None) -> FnValue | None:
         """What calling a project function returns, when that is a function: a local def it
@@ -221,3 +239,25 @@ def _passed_test(test: cst.BaseExpression, passed: set[str], absent: set[str]) -
 
 def _is_none(default: cst.BaseExpression | None) -> bool:
     return isinstance(default, cst.Name) and default.value == "None"
+
+
+def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]] | None:
+    """`param.<name> = <local def>` at the top of a function taking the class as `param`:
+    (that def's name, {local: attribute} for `local = param.<attribute>` reads before it)."""
+    params = {p.name for p in info.params}
+    cells: dict[str, str] = {}
+    for stmt in _body(info.node):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                continue
+            target, value = small.targets[0].target, small.value
+            if isinstance(target, cst.Name) and isinstance(value, cst.Attribute) \
+                    and isinstance(value.value, cst.Name) and value.value.value in params:
+                cells[target.value] = value.attr.value
+            elif isinstance(target, cst.Attribute) and target.attr.value == name \
+                    and isinstance(target.value, cst.Name) and target.value.value in params \
+                    and isinstance(value, cst.Name) and value.value in info.local_functions:
+                return value.value, cells
+    return None

@@ -19,10 +19,12 @@ from .entry_values import entry_variants
 from .trace import FrameOutcome, SiteRecord, Tracer
 from .types import FrameKey
 
-NON_TENSOR_ANNOTATIONS = frozenset({
-    "int", "float", "bool", "str", "bytes", "list", "dict", "tuple", "set", "None",
-    "torch.dtype", "torch.device", "dtype", "device", "Optional[int]", "Optional[float]",
-    "Optional[bool]", "Optional[str]", "int | None", "float | None", "bool | None", "str | None",
+# Annotations of values that are never tensors: a parameter annotated with one of these (or a
+# union / Optional / subscript of them: `dict[str, Any] | None`) is not a tensor input.
+NON_TENSOR_TYPES = frozenset({
+    "int", "float", "bool", "str", "bytes", "list", "dict", "tuple", "set", "frozenset", "None",
+    "List", "Dict", "Tuple", "Set", "Sequence", "Mapping", "Iterable", "Callable", "Optional",
+    "torch.dtype", "torch.device", "dtype", "device",
 })
 
 
@@ -313,8 +315,20 @@ def _may_be_tensor(param) -> bool:
     if param.kind in ("star", "double_star"):
         return False
     if param.annotation is not None:
-        return param.annotation.replace(" ", "") not in {a.replace(" ", "") for a in NON_TENSOR_ANNOTATIONS}
+        return not _non_tensor_annotation(param.annotation)
     return param.default is None  # `mask=None`, `scale=1.0`, `mode="x"`: not known to be tensors
+
+
+def _non_tensor_annotation(text: str) -> bool:
+    """`int`, `dict[str, Any] | None`, `Optional[List[int]]`: every alternative is a type that
+    is never a tensor (one naming a tensor, or a class we do not know, may be)."""
+    text = text.replace(" ", "").strip("\"'")
+    if "ensor" in text:
+        return False
+    if text.startswith("Optional[") and text.endswith("]"):
+        text = text[len("Optional["):-1]
+    parts = [p for p in text.split("|") if p != "None"]
+    return bool(parts) and all(p.split("[", 1)[0] in NON_TENSOR_TYPES for p in parts)
 
 
 def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],

@@ -322,8 +322,20 @@ class CallResolver:
 
     def _forward(self, cls: ClassInfo, instance: str) -> CallTarget | None:
         method = "forward" if self.is_nn_module(cls) else "__call__"
+        replaced = self._replaced(cls, method)
+        if replaced is not None:  # a class decorator put its own function there
+            fn = self.project.function(replaced.qualname)
+            return CallTarget(fn, True, instance, cls.qualname, replaced.captured) if fn else None
         fn = self.project.method(cls, method)
         return self._method_target(fn, instance, cls.qualname) if fn else None
+
+    def _replaced(self, cls: ClassInfo, method: str) -> FnValue | None:
+        """A method replaced by a decorator of the class or of a base that defines it."""
+        for owner in self.project.mro(cls):
+            if method in owner.methods:  # (memoised: reading the decorators parses the class)
+                return self.project.derived(f"replaced:{owner.qualname}.{method}",
+                                            lambda owner=owner: self.callables.replaced_method(owner, method))
+        return None
 
     def _method_target(self, fn: FunctionInfo, instance: str, self_class: str) -> CallTarget:
         """A method called on an instance: its decorators' wrapper when the source tells it
