@@ -74,6 +74,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         tensors.discard(name)
         found = literal(value)
         arguments[name] = found if found is not None else PASSED_UNKNOWN
+    passed = {name for name, _ in pairs}
+    tensors -= {p.name for p in params if p.name not in passed}  # left at its default (`x=None`)
     arguments.update(star_arguments(params, positional, call.args,
                                     lambda value: _is_tensor_expr(project, knowledge, module, value)))
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
