@@ -83,8 +83,8 @@ class CauseCheck(Vocab):
     UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
-    FAKE_RUN_BREAK = "fake_run_break"  # an allow_in_graph function reads tensor data / makes a dynamic shape
-    FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run
+    FAKE_RUN_BREAK = "fake_run_break"  # an allow_in_graph / nonstrict_trace function fake tensors cannot pass
+    FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run at all
 
 
 class Fate(Vocab):

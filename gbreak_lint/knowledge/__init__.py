@@ -29,7 +29,8 @@ class Knowledge:
     default_float_dtype: str = "torch.float32"
     constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    fake_run_breaks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
+    fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -78,5 +79,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         default_float_dtype=str(data.get("default_float_dtype", "torch.float32")),
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
-        fake_run_breaks=MappingProxyType(dict(data.get("fake_run_breaks") or {})),
+        fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),
+                                                        "errors": frozenset(v.get("errors") or ())})
+                                   for k, v in (data.get("fake_run") or {}).items()}),
     )

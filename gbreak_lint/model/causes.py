@@ -311,32 +311,39 @@ class CauseMatcher:
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
 
     def _fake_run(self, node: cst.Call, fn: FunctionInfo, key: FrameKey) -> bool:
-        """allow_in_graph: Dynamo runs the function on fake tensors at the call. The first cause
-        in its body that fake tensors cannot pass decides (knowledge: fake_run_*): a data read
-        or a dynamic shape breaks at the call (the function then compiled alone), an op they
-        cannot run at all is a compile error."""
-        if not self._decorated_with(fn.decorators, fn.module, self.k.fake_run_decorators):
+        """allow_in_graph / nonstrict_trace: Dynamo runs the function on fake tensors at the
+        call. The first cause in its body that fake tensors cannot pass decides (knowledge:
+        fake_run): a data read or a dynamic shape breaks at the call (the function then
+        compiled alone), an op they cannot run at all is a compile error."""
+        table = self._fake_run_table(fn)
+        found = self._first_fake_failure(key, table, set()) if table is not None else None
+        if found is None or table is None:
             return False
-        found = self._first_fake_failure(key, set())
-        if found is None:
-            return False
-        check = CauseCheck.FAKE_RUN_ERROR if found.rule in self.k.fake_run_errors else CauseCheck.FAKE_RUN_BREAK
-        rule = self.rule_for_check(check)
+        error = found.rule in table["errors"]
+        rule = self.rule_for_check(CauseCheck.FAKE_RUN_ERROR if error else CauseCheck.FAKE_RUN_BREAK)
         if rule is None:
             return False
-        gb_code = self.k.fake_run_breaks.get(found.rule or "", rule.gb_code)
-        self.b.emit_break(rule, node, gb_code=gb_code, detail=found.rule or "",
-                          target=key if check == CauseCheck.FAKE_RUN_BREAK else None)
+        gb_code = table["breaks"].get(found.rule or "", rule.gb_code)
+        self.b.emit_break(rule, node, gb_code=gb_code, detail=found.rule or "", target=None if error else key)
         return True
 
-    def _first_fake_failure(self, key: FrameKey, seen: set) -> Event | None:
+    def _fake_run_table(self, fn: FunctionInfo):
+        module = self.env.project.modules[fn.module]
+        for dec in fn.decorators:
+            expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            table = self.k.fake_run.get(self.env.project.qualify(expr, module) or "")
+            if table is not None:
+                return table
+        return None
+
+    def _first_fake_failure(self, key: FrameKey, table, seen: set) -> Event | None:
         info = self.env.frame(key) if key not in seen and len(seen) < 8 else None
         seen.add(key)
         for ev in info.events if info is not None else ():
-            if ev.kind == EventKind.BREAK and (ev.rule in self.k.fake_run_breaks or ev.rule in self.k.fake_run_errors):
+            if ev.kind == EventKind.BREAK and (ev.rule in table["breaks"] or ev.rule in table["errors"]):
                 return ev
             if ev.kind == EventKind.CALL and ev.target is not None:
-                found = self._first_fake_failure(ev.target, seen)
+                found = self._first_fake_failure(ev.target, table, seen)
                 if found is not None:
                     return found
         return None
