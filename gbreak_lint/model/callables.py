@@ -80,6 +80,8 @@ class Callables:
         """The function a class decorator puts in place of a method (`cls.forward = forward`,
         its own def, as transformers' `@use_experts_implementation` does), its cells holding
         the methods it read off the class first (`original_forward = cls.forward`)."""
+        if not _decorated_class(cls):
+            return None  # (reading the decorators off the tree parses the class: look at the text first)
         module = self.project.modules[cls.module]
         for dec in cls.node.decorators:
             expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
@@ -261,3 +263,13 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
                     and isinstance(value, cst.Name) and value.value in info.local_functions:
                 return value.value, cells
     return None
+
+
+def _decorated_class(cls) -> bool:
+    """Does a `@...` line stand right above the class's `class` line?"""
+    lines = cls.parsed.text.split("\n", cls.def_line)[:cls.def_line - 1]
+    for line in reversed(lines):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped.startswith("@") or stripped.endswith(")") and not stripped.startswith("class")
+    return False

@@ -446,7 +446,9 @@ class CauseMatcher:
         """The keys this frame may store into the dict `name` (`name["k"] = v`, or `name[k]`
         with `k` a known constant); None when one is unknown or it calls `name.update(...)`."""
         keys: set[str] = set()
-        for key in _stores_into(self.b.function.node, name):
+        function = self.b.function.node
+        stores = self.env.node_memo(f"stores_into:{name}", function, lambda: _stores_into(function, name))
+        for key in stores:
             known = self.b.values.value(key) if key is not None else None
             if known is None or not isinstance(known.value, str):
                 return None

@@ -257,7 +257,7 @@ class FrameBuilder:
             return self._branch(branch)
         before = self.values.snapshot()
         self.uncertain += 1
-        test = _source(node.test)
+        test = self.env.node_memo("source", node.test, lambda: _source(node.test))
         self.conditions.append(test)
         body_ends = self.block(node.body)
         self.conditions[-1] = f"not ({test})"
