@@ -266,10 +266,10 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
 
 
 def _decorated_class(cls) -> bool:
-    """Does a `@...` line stand right above the class's `class` line?"""
-    lines = cls.parsed.text.split("\n", cls.def_line)[:cls.def_line - 1]
-    for line in reversed(lines):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            return stripped.startswith("@") or stripped.endswith(")") and not stripped.startswith("class")
-    return False
+    """Does the class have decorators? Read off CPython's definition spans (cheap), which
+    start at the first decorator line; when they cannot say, assume it may."""
+    spans = cls.parsed.definition_spans()
+    if cls.ordinal >= len(spans):
+        return True
+    _start, _end, _name, def_line, first_line, _last = spans[cls.ordinal]
+    return first_line < def_line

@@ -10,8 +10,9 @@ from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
-from .tensors import TensorScope, target_names
+from .tensors import TensorScope
 from .frame_values import FrameValues
+from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .values import Seq
 from ..walk import children, walk
@@ -107,12 +108,12 @@ class FrameBuilder:
         if not self.break_points:
             return tuple(self.events)
         statements = self.env.node_memo("statements", fn.node, lambda: [
-            (self.line(s), s, reads, writes) for s, reads, writes in _statement_reads(fn.node.body, self._names_read)])
+            (self.line(s), s, reads, writes) for s, reads, writes in statement_reads(fn.node.body, self._names_read)])
         tensors = self.scope.ever_tensors | set(self.key.tensor_params)
         out = list(self.events)
         for i, node in self.break_points.items():
             span = out[i].span
-            if _live(statements, span.line) & tensors:
+            if live_after(statements, span.line) & tensors:
                 continue
             # the call's result is on the resume function's stack: a tensor there counts too
             if isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node):
@@ -126,8 +127,8 @@ class FrameBuilder:
         """Names the rest of a statement reads after a point (`a(x), b(x)` after `a(x)`)."""
         if stmt is None:
             return set()
-        names = [n for n in _descendants(stmt) if isinstance(n, cst.Name)]
-        return {n.value for n in names if (lambda s: (s.line, s.column) > end)(self.span(n))}
+        spans = ((n.value, self.span(n)) for n in descendants(stmt) if isinstance(n, cst.Name))
+        return {name for name, span in spans if (span.line, span.column) > end}
 
     def _names_read(self, node, skip_first_iter: bool = False) -> frozenset[str]:
         return self.env.node_memo(f"names_read:{skip_first_iter}", node,
@@ -675,70 +676,6 @@ def _is_report(small) -> bool:
 def _source(expr: cst.BaseExpression) -> str:
     """An expression's source on one line (a condition quoted in a finding)."""
     return " ".join(cst.Module([]).code_for_node(expr).split())
-
-
-def _descendants(node: cst.CSTNode):
-    for child in children(node):
-        if not isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):  # not nested blocks
-            yield child
-            yield from _descendants(child)
-
-
-def _live(statements, line: int) -> set[str]:
-    """Names read after `line` before a statement of the function's own body assigns them."""
-    live: set[str] = set()
-    assigned: set[str] = set()
-    for at, _stmt, reads, writes in statements:
-        if at > line:
-            live |= reads - assigned
-            assigned |= writes
-    return live
-
-
-def _statement_reads(body, names_read, top: bool = True):
-    """(statement, names it reads, names it surely assigns) for every statement under `body` in
-    source order; a compound statement reads its header (its blocks are statements of their
-    own). Only the function's own top-level statements count as assigning (a branch may not)."""
-    smalls = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
-    for stmt in smalls:
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
-            yield stmt, _reads(stmt, names_read), _assigned(stmt) if top else frozenset()
-            continue
-        header = [getattr(stmt, field) for field in ("test", "iter") if hasattr(stmt, field)]
-        header += [item.item for item in getattr(stmt, "items", ())]
-        yield stmt, frozenset().union(*(names_read(h) for h in header)), frozenset()
-        for part in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
-            if isinstance(part, cst.If):
-                yield from _statement_reads(cst.IndentedBlock([part]), names_read, False)
-            elif part is not None and hasattr(part, "body"):
-                yield from _statement_reads(part.body if not isinstance(part, cst.BaseSuite) else part,
-                                            names_read, False)
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _statement_reads(handler.body, names_read, False)
-
-
-def _reads(stmt, names_read) -> frozenset[str]:
-    """The names a simple statement reads (a plain name it assigns to is not read)."""
-    out: set[str] = set()
-    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]:
-        if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-            out |= names_read(small.value)
-            out.update(n for t in targets if not isinstance(t, cst.Name) for n in names_read(t))
-        else:
-            out |= names_read(small)
-    return frozenset(out)
-
-
-def _assigned(stmt) -> frozenset[str]:
-    smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
-    names: set[str] = set()
-    for small in smalls:
-        if isinstance(small, cst.Assign):
-            names.update(n for t in small.targets for n in target_names(t.target))
-        elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            names.update(target_names(small.target))
-    return frozenset(names)
 
 
 def _tuple_like(cls, project) -> bool:

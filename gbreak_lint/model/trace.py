@@ -193,9 +193,7 @@ class Tracer:
         # Dynamo compiles a resume function only if its inputs hold a tensor (has_tensor_in_frame);
         # one resuming the chain of a nested break is compiled with the frames below it
         if is_resume and not resume.in_chain and not resume.conditional and not events[start - 1].resume_has_tensors:
-            for later in events[start:]:
-                if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME and later.target is not None:
-                    self._called_eagerly(info, later, chain, entry)
+            self._rest_eagerly(info, start, chain, entry)
             return None
         for i in range(start, len(events)):
             ev = events[i]
@@ -304,10 +302,14 @@ class Tracer:
             info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
         because = " and ".join(link.condition for link in site_chain if link.condition)
-        for later in info.events[first_eager:]:
-            if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME:
-                self._called_eagerly(info, later, chain, entry, because)
+        self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
+
+    def _rest_eagerly(self, info: FrameInfo, start: int, chain, entry: str, because: str = "") -> None:
+        """events[start:] run eagerly: each call they make is compiled as a frame of its own."""
+        for later in info.events[start:]:
+            if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME and later.target is not None:
+                self._called_eagerly(info, later, chain, entry, because)
 
     def _called_eagerly(self, caller: FrameInfo, call: Event, chain, entry: str, because: str = "") -> None:
         """A call made by code running eagerly: Dynamo compiles the callee as a frame of its own.
