@@ -30,6 +30,7 @@ from .incremental import RunCache
 from .index.project import ProjectIndex
 from .index.symbols import ModuleIndex
 from .knowledge import Knowledge
+from .model.frame_store import FrameStore
 from .model.predict import Task, TaskResult, run_task
 from .parse import TREES, parse_file, parse_source
 from .workers import robust_map
@@ -193,7 +194,9 @@ def run_tasks(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, tas
 def _task_one(i: int) -> tuple[TaskResult, object, frozenset[str]]:
     project: ProjectIndex = _SHARED["project"]
     with TREES.scope(), project.reads.recording() as reads:
-        result = run_task(project, _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i])
+        # one store per process: a forked worker's tasks reuse the frames its earlier tasks built
+        frames = _SHARED.setdefault("frames", FrameStore())
+        result = run_task(project, _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i], frames)
         after = _SHARED["with_trees"]
         done = result, after(result) if after is not None else None, frozenset(reads)
     # A task's frame builders hold reference cycles (builder <-> cause matcher, bound-method

@@ -8,6 +8,7 @@ from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..vocab import EventKind
 from .compiling import CompileTimeValues
+from .frame_store import Build, FrameStore, StoredFrame
 from .types import FrameInfo, FrameKey
 
 TRIGGER_INDEXES = {
@@ -22,7 +23,7 @@ TRIGGER_INDEXES = {
 
 class ModelEnv:
     def __init__(self, project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
-                 flags: frozenset[str] = frozenset()):
+                 flags: frozenset[str] = frozenset(), store: FrameStore | None = None):
         self.project = project
         self.knowledge = knowledge
         self.catalog = catalog
@@ -44,6 +45,9 @@ class ModelEnv:
         self._frames: dict[FrameKey, FrameInfo | None] = {}
         self._expression_frames: dict[FrameKey, tuple] = {}
         self._node_memo: dict[tuple, tuple] = {}
+        self._store = store if store is not None else FrameStore(limit=0)
+        self._building: list[Build] = []  # frames under construction, innermost last
+        self._unshared: set[FrameKey] = set()  # under construction, or built from such a frame
 
     @property
     def hooks(self):
@@ -91,27 +95,104 @@ class ModelEnv:
     def register_expression_frame(self, key: FrameKey, source, module) -> None:
         """A frame with no def of its own (a comprehension, a lambda), built on demand."""
         self._expression_frames.setdefault(key, (source, module))
+        if self._building:
+            self._building[-1].expressions.append(key)
 
     def register_synthetic(self, info: FrameInfo) -> None:
         self._frames.setdefault(info.key, info)
+        if self._building:
+            self._building[-1].synthetic.append(info)
 
     def frame_if_built(self, key: FrameKey) -> FrameInfo | None:
-        return self._frames.get(key)
+        info = self._frames.get(key)
+        if self._building:
+            build = self._building[-1]
+            build.observed.append((len(build.touched), key, info is not None))
+            if info is not None and key in self._unshared:
+                self._taint()
+        return info
 
     def frame(self, key: FrameKey) -> FrameInfo | None:
         """Events of a frame, built once; None for unknown code or while it is being built."""
+        if self._building:
+            self._building[-1].touched.append(key)
+        return self._frame(key)
+
+    def _frame(self, key: FrameKey) -> FrameInfo | None:
         if key in self._frames:
+            if key in self._unshared:
+                self._taint()
             return self._frames[key]
+        stored = self._store.get(self._stored_key(key))
+        if stored is not None and self._replay(key, stored):
+            return stored.info
+        return self._build(key)
+
+    def _stored_key(self, key: FrameKey) -> tuple:
+        return key, self.flags, self.default_dtype
+
+    def _taint(self) -> None:
+        for build in self._building:
+            build.tainted = True
+
+    def _build(self, key: FrameKey) -> FrameInfo | None:
         from .events import FrameBuilder  # events imports this module's users, not the reverse
 
         self._frames[key] = None  # recursion guard: a frame being built calls itself
+        self._unshared.add(key)
+        build = Build(key)
+        self._building.append(build)
+        try:
+            with self.project.reads.recording() as reads:
+                info = self._built(key, FrameBuilder)
+                # comprehensions and lambdas it registered are built now, while their nodes
+                # are this task's: a later task reusing this frame finds them stored too
+                for expression in build.expressions:
+                    self.frame(expression)
+        finally:
+            self._building.pop()
+        self._frames[key] = info
+        if build.tainted:
+            self._taint()  # a caller built from this frame depends on the same stack
+        else:
+            self._unshared.discard(key)
+            if info is not None:
+                self._store.put(self._stored_key(key), build.stored(info, frozenset(reads)))
+        return info
+
+    def _built(self, key: FrameKey, builder) -> FrameInfo | None:
         if key in self._expression_frames:
             source, module = self._expression_frames[key]
-            info = FrameBuilder(self, key, source, module, inherited=key.tensor_params).build()
-        else:
-            fn = self.project.function(key.qualname)
-            if fn is None:
-                return None
-            info = FrameBuilder(self, key, fn, self.project.modules[fn.module]).build()
-        self._frames[key] = info
-        return info
+            return builder(self, key, source, module, inherited=key.tensor_params).build()
+        fn = self.project.function(key.qualname)
+        if fn is None:
+            return None
+        return builder(self, key, fn, self.project.modules[fn.module]).build()
+
+    def _replay(self, key: FrameKey, stored: StoredFrame) -> bool:
+        """Make a stored frame this task's, as building it would: the frames its build asked
+        for become visible in the same order, and what it peeked at must answer as then.
+        False (the caller builds it) when the current task would see something else."""
+        self._frames[key] = stored.info
+        self.project.reads.note_all(stored.reads)
+        for info in stored.synthetic:
+            self._frames.setdefault(info.key, info)
+        observed = 0
+        for position, child in enumerate(stored.touched + (None,)):
+            while observed < len(stored.observed) and stored.observed[observed][0] <= position:
+                _, peeked, was_built = stored.observed[observed]
+                if (self._frames.get(peeked) is not None) != was_built or peeked in self._unshared:
+                    return self._forget(key)
+                observed += 1
+            if child is None:
+                break
+            if child in stored.expressions and child not in self._frames and self._stored_key(child) not in self._store:
+                return self._forget(key)  # evicted, and its syntax node belongs to an old task
+            self._frame(child)  # not a frame the caller asked for: its own touched list says so
+            if child in self._unshared:
+                return self._forget(key)
+        return True
+
+    def _forget(self, key: FrameKey) -> bool:
+        del self._frames[key]
+        return False

@@ -77,14 +77,14 @@ class FrameBuilder:
             name = COMPREHENSION_NAMES[type(self.source.node)]
             return FrameInfo(self.key, name, self.key.qualname, str(self.parsed.path), self.source.line,
                              tuple(self.events), is_generator=name == "<genexpr>",
-                             returns_tensor=False, node=self.source.node,
+                             returns_tensor=False,
                              uses_torch=self._uses_torch(self.source.node, skip_first_iter=True),
                              unwrappable_iterator=self.source.unwrappable_iterator)
         if isinstance(self.source, LambdaBody):
             body = self.source.node.body
             self.expr(body)
             return FrameInfo(self.key, "<lambda>", self.key.qualname, str(self.parsed.path), self.source.line,
-                             tuple(self.events), returns_tensor=self.scope.is_tensor(body), node=self.source.node,
+                             tuple(self.events), returns_tensor=self.scope.is_tensor(body),
                              uses_torch=self._uses_torch(body))
         fn = self.source
         self.block(fn.node.body)
@@ -93,7 +93,7 @@ class FrameBuilder:
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, events,
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
-                         returns_elements=self.returns_elements, node=fn.node, uses_torch=uses_torch,
+                         returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object))
 
     def _self_is_module(self) -> bool:

@@ -14,6 +14,7 @@ from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
 from .env import ModelEnv
+from .frame_store import FrameStore
 from .placement import PlacementIssue, placement_issues
 from .entry_values import entry_variants
 from .trace import FrameOutcome, SiteRecord, Tracer
@@ -140,7 +141,8 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
             entries: tuple[EntryPoint, ...], configs: tuple[ConfigSet, ...],
             wrapped: tuple[WrappedCompile, ...] = ()) -> Prediction:
     """Every task in turn, in this process (`run_task` is what parallel workers call)."""
-    results = [run_task(project, knowledge, catalog, task) for task in plan_tasks(project, entries, configs)]
+    frames = FrameStore()
+    results = [run_task(project, knowledge, catalog, task, frames) for task in plan_tasks(project, entries, configs)]
     return merge_results(project, entries, configs, wrapped, results)
 
 
@@ -162,8 +164,11 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
                  for (library, program, _), group in sorted(groups.items()))
 
 
-def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task: Task) -> TaskResult:
-    env = ModelEnv(project, knowledge, catalog, task.flags)
+def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task: Task,
+             frames: FrameStore | None = None) -> TaskResult:
+    """`frames`: what earlier tasks of this process built (reused only where it cannot change
+    this task's result)."""
+    env = ModelEnv(project, knowledge, catalog, task.flags, frames)
     if not task.library and _changes_dtypes(project, task):
         env.default_dtype = None
     nested_on = "nested_graph_breaks" in task.flags

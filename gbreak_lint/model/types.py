@@ -96,7 +96,6 @@ class FrameInfo:
     # eagerly, Dynamo cannot wrap the real iterator it is passed and breaks at its first step
     unwrappable_iterator: bool = False
     returns_object: bool = False  # every return is an instance of a plain project class (a model output)
-    node: cst.CSTNode | None = None
 
 
 @dataclass(frozen=True)
