@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .types import FrameInfo, FrameKey
 
-DEFAULT_LIMIT = 12_000  # frames kept per process (a few kB each); least recently used go first
+DEFAULT_LIMIT = 6_000  # frames kept per process (a few kB each; the most reused fit); least recently used go first
 
 
 @dataclass(frozen=True)
