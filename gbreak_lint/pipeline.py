@@ -195,7 +195,7 @@ def _task_one(i: int) -> tuple[TaskResult, object, frozenset[str]]:
     project: ProjectIndex = _SHARED["project"]
     with TREES.scope(), project.reads.recording() as reads:
         # one store per process: a forked worker's tasks reuse the frames its earlier tasks built
-        frames = _SHARED.setdefault("frames", FrameStore())
+        frames = _SHARED.get("frames") or _SHARED.setdefault("frames", FrameStore())
         result = run_task(project, _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i], frames)
         after = _SHARED["with_trees"]
         done = result, after(result) if after is not None else None, frozenset(reads)

@@ -36,8 +36,8 @@ def ping(x, n):
 
 
 def pong(x, n):
-    # built from ping, this call is to a frame under construction: whether pong returns a
-    # tensor then depends on which of the two a task builds first
+    # built from ping, this call is to a frame under construction (recursion): such builds
+    # depend on the task's call stack and are not reused
     return ping(x, n)
 
 

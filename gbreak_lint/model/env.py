@@ -136,15 +136,13 @@ class ModelEnv:
             build.tainted = True
 
     def _build(self, key: FrameKey) -> FrameInfo | None:
-        from .events import FrameBuilder  # events imports this module's users, not the reverse
-
         self._frames[key] = None  # recursion guard: a frame being built calls itself
         self._unshared.add(key)
-        build = Build(key)
+        build = Build()
         self._building.append(build)
         try:
             with self.project.reads.recording() as reads:
-                info = self._built(key, FrameBuilder)
+                info = self._built(key)
                 # comprehensions and lambdas it registered are built now, while their nodes
                 # are this task's: a later task reusing this frame finds them stored too
                 for expression in build.expressions:
@@ -160,14 +158,16 @@ class ModelEnv:
                 self._store.put(self._stored_key(key), build.stored(info, frozenset(reads)))
         return info
 
-    def _built(self, key: FrameKey, builder) -> FrameInfo | None:
+    def _built(self, key: FrameKey) -> FrameInfo | None:
+        from .events import FrameBuilder  # events imports this module's users, not the reverse
+
         if key in self._expression_frames:
             source, module = self._expression_frames[key]
-            return builder(self, key, source, module, inherited=key.tensor_params).build()
+            return FrameBuilder(self, key, source, module, inherited=key.tensor_params).build()
         fn = self.project.function(key.qualname)
         if fn is None:
             return None
-        return builder(self, key, fn, self.project.modules[fn.module]).build()
+        return FrameBuilder(self, key, fn, self.project.modules[fn.module]).build()
 
     def _replay(self, key: FrameKey, stored: StoredFrame) -> bool:
         """Make a stored frame this task's, as building it would: the frames its build asked
@@ -177,21 +177,21 @@ class ModelEnv:
         self.project.reads.note_all(stored.reads)
         for info in stored.synthetic:
             self._frames.setdefault(info.key, info)
-        observed = 0
-        for position, child in enumerate(stored.touched + (None,)):
-            while observed < len(stored.observed) and stored.observed[observed][0] <= position:
-                _, peeked, was_built = stored.observed[observed]
-                if (self._frames.get(peeked) is not None) != was_built or peeked in self._unshared:
-                    return self._forget(key)
-                observed += 1
-            if child is None:
-                break
+        for position, child in enumerate(stored.touched):
+            if not self._peeks_agree(stored, position):
+                return self._forget(key)
             if child in stored.expressions and child not in self._frames and self._stored_key(child) not in self._store:
                 return self._forget(key)  # evicted, and its syntax node belongs to an old task
             self._frame(child)  # not a frame the caller asked for: its own touched list says so
             if child in self._unshared:
                 return self._forget(key)
-        return True
+        return self._peeks_agree(stored, len(stored.touched)) or self._forget(key)
+
+    def _peeks_agree(self, stored: StoredFrame, position: int) -> bool:
+        """Do the frames the build peeked at after `position` frames it asked for answer now
+        as they did then?"""
+        return all((self._frames.get(peeked) is not None) == was_built and peeked not in self._unshared
+                   for at, peeked, was_built in stored.observed if at == position)
 
     def _forget(self, key: FrameKey) -> bool:
         del self._frames[key]

@@ -37,7 +37,6 @@ class StoredFrame:
 class Build:
     """What one frame build saw, collected while it runs."""
 
-    key: FrameKey
     touched: list[FrameKey] = field(default_factory=list)
     observed: list[tuple[int, FrameKey, bool]] = field(default_factory=list)
     expressions: list[FrameKey] = field(default_factory=list)
