@@ -207,9 +207,9 @@ def _validate(path: Path, data: dict) -> None:
     if not TORCH_SHOWS_RE.match(str(data.get("torch_shows", "gb_code"))):
         raise CatalogError(f"{path}: torch_shows must match {TORCH_SHOWS_RE.pattern}")
     when = data.get("gb_code_when") or {}
-    if set(when) - {"integer_receiver", "numpy_argument"} or \
+    if set(when) - {"integer_receiver", "numpy_argument", "numpy_receiver"} or \
             any(code not in (data.get("gb_codes") or ()) for code in when.values()):
-        raise CatalogError(f"{path}: gb_code_when takes integer_receiver / numpy_argument -> one of gb_codes")
+        raise CatalogError(f"{path}: gb_code_when takes integer_receiver / numpy_argument / numpy_receiver -> one of gb_codes")
     expected_docs = [DOCS_URL.format(str(c).lower()) for c in data.get("gb_codes") or ()]
     if data.get("docs", expected_docs) != expected_docs:
         raise CatalogError(f"{path}: docs must link the pages of gb_codes: {expected_docs}")

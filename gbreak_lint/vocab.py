@@ -85,6 +85,7 @@ class CauseCheck(Vocab):
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
     FAKE_RUN_BREAK = "fake_run_break"  # an allow_in_graph / nonstrict_trace function fake tensors cannot pass
     FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run at all
+    BUFFER_REASSIGN = "buffer_reassign"  # `self.buf = self.buf.to(...)` on an nn.Buffer attribute
 
 
 class Fate(Vocab):

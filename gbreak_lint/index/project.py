@@ -278,6 +278,21 @@ class ProjectIndex:
                     return cls
         return None
 
+    def makes(self, value: cst.BaseExpression, module: ModuleIndex, function: FunctionInfo | None,
+              factories: tuple[str, ...], depth: int = 0) -> bool:
+        """Is `value` a call of one of `factories`, or of a project function whose return
+        makes one (`logging.get_logger(__name__)` -> `logging.getLogger(name)`)?"""
+        if not isinstance(value, cst.Call) or depth > 3:
+            return False
+        qual = self.qualify(value.func, module, function)
+        if qual in factories:
+            return True
+        target = self.lookup(qual)
+        if not isinstance(target, FunctionInfo):
+            return False
+        home = self.modules[target.module]
+        return any(self.makes(r, home, target, factories, depth + 1) for r in _returned_values(target.node))
+
     # -- classes -----------------------------------------------------------------------
     def base_names(self, cls: ClassInfo) -> list[str]:
         def compute() -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import children
 from .attributes import getattr_override, property_getter, setattr_override
+from .frame_values import constant_display
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
@@ -157,7 +158,8 @@ class CauseMatcher:
                 if self._enabled(rule) and not env.flag(REORDERABLE + qual):
                     return rule
             for rule in env.tensor_arg_calls.get(qual, ()):
-                if first_arg is not None and self.b.scope.is_tensor(first_arg) and self._enabled(rule):
+                if first_arg is not None and (self.b.scope.is_tensor(first_arg) or self.b.scope.is_numpy(first_arg)) \
+                        and self._enabled(rule):
                     return rule
             for rule in env.tensor_or_module_arg_calls.get(qual, ()):
                 if first_arg is not None and self._tensor_or_module(first_arg) and self._enabled(rule):
@@ -166,8 +168,9 @@ class CauseMatcher:
             method = node.func.attr.value
             receiver = node.func.value
             for rule in env.tensor_methods.get(method, ()):
-                if (self.b.scope.is_tensor(receiver) or self._unknown_tensor_receiver(method, receiver)) \
-                        and self._enabled(rule):
+                # a numpy array is traced as a tensor: its `.item()` reads data the same way
+                if (self.b.scope.is_tensor(receiver) or self.b.scope.is_numpy(receiver)
+                        or self._unknown_tensor_receiver(method, receiver)) and self._enabled(rule):
                     return rule
             for rule in env.logger_methods.get(method, ()):
                 if self.is_logger(receiver) and self._enabled(rule):
@@ -177,9 +180,12 @@ class CauseMatcher:
     def _unknown_tensor_receiver(self, method: str, receiver: cst.BaseExpression) -> bool:
         """`model(x).loss.backward()`, `out.max().item()`: the receiver's type is unknown here,
         but only tensors have these methods (knowledge: tensor_only_methods), and Dynamo sees a
-        tensor. A receiver we know to be something else (a constant, a project instance) is not."""
-        if method not in self.k.tensor_only_methods:
-            return False
+        tensor."""
+        return method in self.k.tensor_only_methods and self._unknown_receiver(receiver)
+
+    def _unknown_receiver(self, receiver: cst.BaseExpression) -> bool:
+        """Nothing tells what the receiver is. A receiver we know to be something else (a
+        constant, a project instance, a module or global function) is not unknown."""
         if self.b.values.value(receiver) is not None or self.b.resolver.class_of(receiver) is not None:
             return False
         root = receiver
@@ -202,6 +208,8 @@ class CauseMatcher:
             return when["integer_receiver"]
         if "numpy_argument" in when and node.args and scope.is_numpy(node.args[0].value):
             return when["numpy_argument"]
+        if "numpy_receiver" in when and isinstance(node.func, cst.Attribute) and scope.is_numpy(node.func.value):
+            return when["numpy_receiver"]
         return rule.gb_code
 
     def _tensor_or_module(self, expr: cst.BaseExpression) -> bool:
@@ -223,7 +231,7 @@ class CauseMatcher:
 
     def is_logger(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(expr, cst.Call):
-            return self.b.resolver.qualify(expr.func) in LOGGING_FACTORIES
+            return self.env.project.makes(expr, self.b.module, self.b.function, LOGGING_FACTORIES)
         if isinstance(expr, cst.Name):
             if expr.value in self.b.loggers:
                 return True
@@ -235,16 +243,53 @@ class CauseMatcher:
             return found is not None and isinstance(found[1], cst.Call) and self.is_logger(found[1])
         return False
 
-    def attribute_assign(self, target: cst.Attribute) -> None:
+    def attribute_assign(self, target: cst.Attribute, value: cst.BaseExpression | None) -> None:
         self.b.expr(target.value)
+        if isinstance(target.value, cst.Name) and target.value.value == "self":
+            # on a branch Dynamo may not take, the old value may still hold: unknown after
+            self.b.values.write_self(target.attr.value, None if self.b.uncertain else value)
+        if value is not None and self._buffer_alias(target, value):
+            self.b.emit_break(self.rule_for_check(CauseCheck.BUFFER_REASSIGN), target)
+            return
         for rule in self.env.attribute_assigns.get(target.attr.value, ()):
-            if self.b.scope.is_tensor(target.value) and self._enabled(rule):
+            # the trigger names tensor attributes (`.requires_grad`): a receiver nothing else
+            # is known about (`h = values[:, None]` of a forwarded kwarg, a parameter) is a tensor
+            tensor = self.b.scope.is_tensor(target.value) or self._unknown_receiver(target.value)
+            if tensor and self._enabled(rule):
                 self.b.emit_break(rule, target)
                 return
         cls = self.b.resolver.class_of(target.value)
         setter = setattr_override(self.env.project, cls) if cls is not None else None
         if setter is not None:  # `self.x = v` runs the class's __setattr__ (inlined, resumable)
             self._implicit_call(setter, target, cls, CallMode.DUNDER, Const(target.attr.value))
+
+    def _buffer_alias(self, target: cst.Attribute, value: cst.BaseExpression) -> bool:
+        """`self.pe = self.pe.to(x.dtype)` with `pe` made by `nn.Buffer(...)`: the method hands
+        back the Buffer object itself (nothing to convert), so `nn.Module.__setattr__` takes the
+        Buffer path and reads `value.persistent`, which Dynamo cannot (GB4841)."""
+        if not self.check_enabled(CauseCheck.BUFFER_REASSIGN) or not isinstance(value, cst.Call):
+            return False
+        cls = self.b.resolver.class_of(target.value)
+        found = self.env.project.class_attribute(cls, target.attr.value) if cls is not None else None
+        if found is None or not isinstance(found[1], cst.Call):
+            return False
+        holder, made = found
+        if self.env.project.qualify(made.func, self.env.project.modules[holder.module]) not in self.k.buffer_constructors:
+            return False
+        if self.b.resolver.qualify(value.func) in self.k.buffer_constructors:
+            return True
+        func = value.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in self.k.self_returning_tensor_methods:
+            return False
+        if not (self.b.scope.is_tensor(func.value) or self._unknown_receiver(func.value)):
+            return False
+        default = self.env.default_dtype
+        for arg in value.args:  # `.to(torch.float16)`: a new tensor, unless it is the dtype already
+            known = self.b.values.value(arg.value)
+            if known is not None and isinstance(known.value, str) and known.value in self.k.dtype_names \
+                    and self.k.dtype_names[known.value] != default:
+                return False
+        return func.attr.value != "float" or default in (None, "torch.float32")
 
     def attribute_read(self, node: cst.Attribute) -> None:
         """`obj.name` that runs code: a property getter or a `__getattr__` override."""
@@ -302,6 +347,9 @@ class CauseMatcher:
         disabled = self.disabled(fn) or self._disabled_class(target)
         key = self.frame_key(self._passing_own_self(node, target), node)
         self.env.frame(key)  # build the callee first so its return type is known
+        if _on_self(node):  # `self.set_attention_type("original_full")` sets `self.attention_type`
+            for name in self.env.node_memo("self_writes", fn.node, lambda: _self_writes(fn.node)):
+                self.b.values.write_self(name, None)
         if disabled is not None:
             self._emit_disabled(node, disabled, fn.qualname)
             if disabled == "nonrecursive":
@@ -413,6 +461,8 @@ class CauseMatcher:
                 arguments.setdefault(name, PASSED_UNKNOWN)
         arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded))
         shapes = {name: self.b.values.shape_of(value) for name, value in passed.items() if name in tensors}
+        known = dict(self.b.key.shapes)  # sizes the caller's own caller passed by keyword, passed on
+        shapes.update((name, known[name]) for name in spread.tensors if name in known and name not in passed)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=forwarded is None and any(a.star for a in node.args),
@@ -450,10 +500,27 @@ class CauseMatcher:
         stores = self.env.node_memo(f"stores_into:{name}", function, lambda: _stores_into(function, name))
         for key in stores:
             known = self.b.values.value(key) if key is not None else None
-            if known is None or not isinstance(known.value, str):
+            if known is not None and isinstance(known.value, str):
+                keys.add(known.value)
+                continue
+            looped = self._loop_strings(key) if isinstance(key, cst.Name) else None
+            if looped is None:
                 return None
-            keys.add(known.value)
+            keys |= looped  # `for k in ("use_cache", ...): kwargs[k] = v`
         return keys
+
+    def _loop_strings(self, name: cst.Name) -> set[str] | None:
+        """The strings a `for` loop of this function binds `name` to, when it iterates a
+        display of string literals (or a local bound once to one)."""
+        function = self.b.function.node
+        loops = self.env.node_memo(f"loops_over:{name.value}", function, lambda: _loops_binding(function, name.value))
+        found: set[str] = set()
+        for iterable in loops:
+            items = constant_display(function, iterable)
+            if items is None or not all(isinstance(i, str) for i in items):
+                return None
+            found |= set(items)
+        return found or None
 
     def _callee_training(self, target: CallTarget, node: cst.Call) -> bool | None:
         """`self.training` in the callee: a method of the same instance or a sub-module shares
@@ -678,6 +745,34 @@ def _bool_arg(call: cst.Call) -> bool:
 
 def _first(pair: tuple) -> str:
     return pair[0]
+
+
+def _on_self(call: cst.Call) -> bool:
+    func = call.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+
+
+def _self_writes(node: cst.CSTNode) -> frozenset[str]:
+    """Attributes a method sets on its `self` (`self.name = ...`)."""
+    names: set[str] = set()
+    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        names.update(t.attr.value for t in targets if isinstance(t, cst.Attribute)
+                     and isinstance(t.value, cst.Name) and t.value.value == "self")
+    for child in children(node):
+        if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            names |= _self_writes(child)
+    return frozenset(names)
+
+
+def _loops_binding(node: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The iterables of the `for name in ...` loops under `node`."""
+    found = []
+    if isinstance(node, cst.For) and isinstance(node.target, cst.Name) and node.target.value == name:
+        found.append(node.iter)
+    for child in children(node):
+        found += _loops_binding(child, name)
+    return found
 
 
 def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:

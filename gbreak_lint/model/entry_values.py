@@ -14,7 +14,9 @@ from ..index.entries import EntryPoint
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..walk import walk
+from .callables import Callables
 from .instances import Constructor, TopScope
+from .resolve import method_wrapper
 from .types import FrameKey
 from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape, literal, star_arguments
 
@@ -36,11 +38,27 @@ def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     if not entry.called_as:
         return [(key, False)]
     variants: list[tuple[FrameKey, bool]] = []
+    called = _through_decorators(project, knowledge, key) if cls is not None else key
     for call, strict, local_values in _calls_named(project, knowledge, module, entry.called_as):
-        variant = (_with_call_site(project, knowledge, module, key, call, cls is not None, local_values), strict)
+        variant = (_with_call_site(project, knowledge, module, called, call, cls is not None, local_values), strict)
         if variant not in variants:
             variants.append(variant)
     return variants[:MAX_VARIANTS] or [(key, False)]
+
+
+def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameKey) -> FrameKey:
+    """A compiled module whose `forward` is decorated: calling it runs the decorators' wrapper
+    (Dynamo's first frame), which calls `forward`. The call site's arguments bind to the
+    wrapper's parameters (`*args, **kwargs`). Without a call site the entry stays `forward`
+    itself with its defaults (a wrapper called with nothing would pass no tensors)."""
+    fn = project.function(key.qualname)
+    found = method_wrapper(project, Callables(project, knowledge), fn) if fn is not None else None
+    if found is None:
+        return key
+    wrapper, wrapped = found
+    return FrameKey(**{**_fields(key), "qualname": wrapper.qualname, "tensor_params": frozenset(),
+                       "bindings": tuple(sorted(wrapped.captured, key=lambda kv: kv[0])),
+                       "arguments": tuple(sorted(wrapped.constants, key=lambda kv: kv[0]))})
 
 
 def _fields(key: FrameKey) -> dict:
@@ -55,7 +73,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     params = list(fn.params)[1:] if skip_self or fn.class_qualname else list(fn.params)
     positional = [p for p in params if p.kind == "positional"]
     tensors = set(key.tensor_params)
-    arguments: dict[str, object] = {}
+    arguments: dict[str, object] = dict(key.arguments)  # a wrapper's cells holding constants
     pairs = [(p.name, a.value) for p, a in zip(positional, [a for a in call.args if a.keyword is None])]
     pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
     shapes: dict[str, tuple[int, ...]] = {}
@@ -142,8 +160,14 @@ def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, 
                     scopes[-1][target.target.value] = node.value
 
         def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value == name:
+            if _calls(node.func, name):
                 found.append((node, any(strict), dict(scopes[-1]) if len(scopes) > 1 else {}))
+
+    def _calls(func: cst.BaseExpression, name: str) -> bool:
+        """`name(...)`, or `torch.compile(name, ...)(...)` called at once."""
+        if isinstance(func, cst.Call) and func.args and project.qualify(func.func, module) in knowledge.compile_functions:
+            func = func.args[0].value
+        return isinstance(func, cst.Name) and func.value == name
 
     walk(module.parsed.module, V())
     return found

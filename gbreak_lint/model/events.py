@@ -14,7 +14,7 @@ from .tensors import TensorScope
 from .frame_values import FrameValues
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
-from .values import Seq
+from .values import Obj, Seq
 from ..walk import children, walk
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -56,6 +56,7 @@ class FrameBuilder:
                                   self.scope, self.resolver.qualify, env.compile_time,
                                   inherited=isinstance(source, (Comprehension, LambdaBody)),
                                   default_dtype=env.default_dtype)
+        self.resolver.held_class = self._held_class
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
@@ -212,7 +213,7 @@ class FrameBuilder:
 
     def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute):
-            self.causes.attribute_assign(target)
+            self.causes.attribute_assign(target, value)
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
@@ -311,12 +312,15 @@ class FrameBuilder:
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
         self.values.assign(node.target, None)
         self.values.forget(node.body)
         self.resolver.remember_iteration(node.target, node.iter)
         self.loop_body(node, node.body)
         if node.orelse is not None:
             self.block(node.orelse.body)
+        if unrolled is not None:
+            self.values.restore(unrolled)
 
     def loop_body(self, node, body) -> None:
         start = len(self.events)
@@ -548,6 +552,11 @@ class FrameBuilder:
         target = self.resolver.resolve(call.func)
         info = self.env.frame_if_built(self.causes.frame_key(target, call)) if target is not None else None
         return info is not None and info.returns_object
+
+    def _held_class(self, expr: cst.Attribute) -> str | None:
+        """`self.encoder`: the class of the instance the frame's `self` was built holding."""
+        held = self.values.value(expr)
+        return held.value.cls if held is not None and isinstance(held.value, Obj) else None
 
     def _is_module_call(self, call: cst.Call) -> bool:
         if self.resolver.torch_layer(call.func):

@@ -15,13 +15,15 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
-from ..walk import walk
+from ..walk import children, walk
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
 from .values import Const, Obj, TensorShape, ValueEvaluator, factory_shape, literal
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
+_RAN, _ENDED = object(), object()  # how a block run for its values came out (FrameValues.unrolled)
+MAX_UNROLLED = 16  # items of a constant sequence a loop is unrolled over for its values
 
 
 class FrameValues:
@@ -40,6 +42,9 @@ class FrameValues:
         self.compile_time = compile_time
         self.default_dtype = default_dtype
         self.locals: dict[str, object] = {}
+        # `self` attributes the frame wrote while tracing (directly, or by calling a method of
+        # its own that sets them): what they held when the frame was entered no longer holds
+        self.written: dict[str, Const | None] = {}
         self.params = {p.name: p for p in function.params} if not inherited else {}
         self.arguments = dict(key.arguments)
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, scope.is_tensor, qualify,
@@ -113,8 +118,102 @@ class FrameValues:
                 found = TensorShape(shape) if shape is not None else _UNKNOWN_LOCAL
             self.locals[target.value] = found
             return
+        held = self.value(value) if isinstance(target, (cst.Tuple, cst.List)) and value is not None else None
+        items = held.value if held is not None and isinstance(held.value, tuple) else None
+        if items is not None and len(items) == len(target.elements) and \
+                all(isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement) for el in target.elements):
+            for el, item in zip(target.elements, items):  # `batch_size, seq_length = input_ids.size()`
+                self.locals[el.value.value] = Const(item)  # type: ignore[attr-defined]
+            return
         for name in target_names(target):
             self.locals[name] = _UNKNOWN_LOCAL
+
+    def unrolled(self, loop: cst.For) -> dict | None:
+        """The locals after a loop over a known, short sequence of constants, which Dynamo
+        unrolls (`for arg_name in ("use_cache", ...)`): the body's assignments run once per
+        item with the loop variable bound to it. None when the items are not known or the body
+        does something this does not follow (break, continue, return); the caller then
+        forgets what the body rebinds."""
+        items = self._constant_items(loop.iter)
+        if items is None or loop.orelse is not None or not isinstance(loop.target, cst.Name):
+            return None
+        saved, written = self.snapshot(), dict(self.written)
+        try:
+            for item in items:
+                self.locals[loop.target.value] = Const(item)
+                if self._run_block(loop.body) is not _RAN:
+                    return None
+            return self.snapshot()
+        finally:
+            self.restore(saved)
+            self.written = written
+
+    def _constant_items(self, expr: cst.BaseExpression) -> tuple | None:
+        known = self.value(expr)
+        if known is not None and isinstance(known.value, tuple):
+            items = known.value
+        else:
+            items = constant_display(self.function.node, expr)
+        return items if items is not None and len(items) <= MAX_UNROLLED else None
+
+    def _run_block(self, block) -> object:
+        """Run a block's assignments: _RAN, _ENDED (it raises on every way through) or None."""
+        for stmt in block.body if isinstance(block, cst.IndentedBlock) else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    outcome = self._run_small(small)
+                    if outcome is not _RAN:
+                        return outcome
+            elif isinstance(stmt, cst.If):
+                outcome = self._run_if(stmt)
+                if outcome is not _RAN:
+                    return outcome
+            else:  # a nested loop, try, with: what it rebinds is unknown after it
+                self.forget(stmt)
+        return _RAN
+
+    def _run_small(self, small) -> object:
+        if isinstance(small, cst.Raise):
+            return _ENDED
+        if isinstance(small, (cst.Return, cst.Break, cst.Continue, cst.Global, cst.Nonlocal, cst.Del)):
+            return None
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                self.assign(target.target, small.value)
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            self.assign(small.target, small.value if isinstance(small, cst.AnnAssign) else None)
+        return _RAN
+
+    def _run_if(self, node: cst.If) -> object:
+        truth = self.truth(node.test)
+        orelse = node.orelse
+        other = orelse if isinstance(orelse, cst.If) else (orelse.body if isinstance(orelse, cst.Else) else None)
+        if truth is not None:
+            chosen = node.body if truth else other
+            return self._run_branch(chosen)
+        before = self.snapshot()
+        first = self._run_block(node.body)
+        after_body = self.snapshot()
+        self.restore(before)
+        second = self._run_branch(other)
+        if first is None or second is None:
+            return None
+        if first is _ENDED and second is _ENDED:
+            return _ENDED
+        if first is _ENDED:
+            return _RAN  # only the other way goes on
+        if second is _ENDED:
+            self.restore(after_body)
+            return _RAN
+        self.merge([after_body, self.snapshot()])
+        return _RAN
+
+    def _run_branch(self, branch) -> object:
+        if branch is None:
+            return _RAN
+        if isinstance(branch, cst.If):
+            return self._run_if(branch)
+        return self._run_block(branch)
 
     def forget(self, node: cst.CSTNode) -> None:
         """Names a block rebinds are unknown around it (a loop body, a try)."""
@@ -216,6 +315,10 @@ class FrameValues:
             shape = self.shape_of(owner)
             if shape is not None:
                 return Const(shape) if name == "shape" else Const(len(shape))
+        if name == "co_varnames":
+            code = self._code_of(owner)
+            if code is not None:
+                return code
         if isinstance(owner, cst.Name) and owner.value == "self" and self.cls is not None:
             if name == "training":
                 return Const(self.key.training) if self.key.training is not None else None
@@ -231,6 +334,22 @@ class FrameValues:
                 return self._global(module, attr)
         return None
 
+    def _code_of(self, expr: cst.BaseExpression) -> Const | None:
+        """`func.__code__.co_varnames` of a function a closure cell holds (a decorator's
+        wrapper asking which parameters the decorated function has): its parameters in
+        CPython's order (positional, keyword-only, `*args`, `**kwargs`), then its locals."""
+        if not (isinstance(expr, cst.Attribute) and expr.attr.value == "__code__" and isinstance(expr.value, cst.Name)):
+            return None
+        held = dict(self.key.bindings).get(expr.value.value)
+        fn = self.project.function(held.qualname) if held is not None else None
+        if fn is None:
+            return None
+        order = {"positional": 0, "keyword_only": 1, "star": 2, "double_star": 3}
+        params = [p.name for p in sorted(fn.params, key=lambda p: order.get(p.kind, 4))]
+        # (locals follow in first-store order; here sorted: only the parameters' indices are exact)
+        local = sorted(assigned_names(fn.node.body) - set(params))
+        return Const(tuple(params + local))
+
     def _unknown_local(self, expr: cst.BaseExpression) -> bool:
         """A local or parameter holding something the source does not tell (`hidden_states =
         outputs[0]` of a sub-module): `.dtype` is read off tensors, so Dynamo sees the dtype
@@ -244,7 +363,13 @@ class FrameValues:
             return None
         return Const(self.default_dtype)
 
+    def write_self(self, name: str, value: cst.BaseExpression | None) -> None:
+        """`self.name = value` ran (value None: something set it to a value we cannot tell)."""
+        self.written[name] = self.value(value) if value is not None else None
+
     def _self_attribute(self, cls: ClassInfo, name: str) -> Const | None:
+        if name in self.written:
+            return self.written[name]
         built = dict(self.key.attributes)
         if name in built:
             return built[name]  # type: ignore[return-value]  # FrameKey.attributes holds Consts
@@ -288,6 +413,56 @@ class FrameValues:
             return Const(self.k.constant_calls[qual])
         known = self.compile_time.value(call, self.qualify)
         return Const(known) if known is not None else None
+
+
+def constant_display(function: cst.CSTNode, expr: cst.BaseExpression) -> tuple | None:
+    """The constants a list/tuple/set display of literals spells, or a local name bound to one
+    once in `function` and never changed in place (`names = ["a", "b"]`; `for n in names`)."""
+    if isinstance(expr, cst.Name):
+        stores = _name_stores(function, expr.value)
+        if len(stores) != 1 or stores[0] is None or _mutated(function, expr.value):
+            return None
+        expr = stores[0]
+    if not isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return None
+    items = []
+    for el in expr.elements:
+        found = literal(el.value) if isinstance(el, cst.Element) else None
+        if found is None:
+            return None
+        items.append(found.value)
+    return tuple(items)
+
+
+def _name_stores(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:
+    """The values assigned to the plain name `name` under `node` (None: not one expression)."""
+    found: list[cst.BaseExpression | None] = []
+    if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                            for t in node.targets):
+        found.append(node.value)
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and isinstance(node.target, cst.Name) \
+            and node.target.value == name:
+        found.append(None)
+    for child in children(node):
+        found += _name_stores(child, name)
+    return found
+
+
+def _mutated(node: cst.CSTNode, name: str) -> bool:
+    """`name.append(...)`, `name[i] = ...`: the display it was bound to no longer tells."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Attribute(self, n: cst.Attribute) -> None:
+            if isinstance(n.value, cst.Name) and n.value.value == name:
+                found.append(n)
+
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            if isinstance(n.value, cst.Name) and n.value.value == name:
+                found.append(n)
+
+    walk(node, V())
+    return bool(found)
 
 
 def assigned_names(node: cst.CSTNode) -> set[str]:

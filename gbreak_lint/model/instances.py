@@ -85,16 +85,24 @@ class Constructor:
     def _run_init(self, init: FunctionInfo, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
         scope = Scope(self, init, depth)
         scope.bind(call, caller)
-        body = init.node.body.body if isinstance(init.node.body, cst.IndentedBlock) else ()
-        for stmt in body:
+        scope.own = attrs  # `self.attention_type = self.config.attention_type`: what is set so far
+        self._block(init.node.body, scope, cls, attrs, depth)
+
+    def _block(self, block, scope: "Scope", cls: ClassInfo, attrs: dict, depth: int) -> None:
+        for stmt in block.body if isinstance(block, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self._statement(small, scope, cls, attrs, depth)
-            else:  # a branch or loop: what it assigns is not fixed
-                for name in _self_attributes(stmt):
-                    attrs[name] = None
-                for name in assigned_names(stmt):
-                    scope.locals[name] = None
+                continue
+            taken = _branch_taken(stmt, scope)
+            if taken is not None:  # `if config.do_stable_layer_norm:` on a known value: one side runs
+                self._block(taken, scope, cls, attrs, depth)
+                continue
+            # a loop, or a branch on what the arguments do not tell: what it assigns is not fixed
+            for name in _self_attributes(stmt):
+                attrs[name] = None
+            for name in assigned_names(stmt):
+                scope.locals[name] = None
 
     def _statement(self, small, scope: "Scope", cls: ClassInfo, attrs: dict, depth: int) -> None:
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
@@ -136,6 +144,7 @@ class Scope:
         # TopScope passes its module; a constructor's scope has an __init__
         self.module = module if module is not None else ctor.project.modules[init.module]  # type: ignore[union-attr]
         self.locals: dict[str, Const | None] = {}
+        self.own: dict[str, Const | None] | None = None  # a constructor's `self` attributes so far
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
                                         self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
 
@@ -172,6 +181,8 @@ class Scope:
         return self.locals.get(name)
 
     def attribute_value(self, expr: cst.Attribute) -> Const | None:
+        if self.own is not None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return self.own.get(expr.attr.value)
         owner = self.value(expr.value)
         if owner is not None and isinstance(owner.value, Obj):
             return owner.value.get(expr.attr.value)
@@ -183,6 +194,22 @@ class Scope:
         if cls is None:
             return None
         return Const(self.ctor.build(cls, call, self, self.depth + 1))
+
+
+def _branch_taken(stmt: cst.CSTNode, scope: "Scope") -> cst.BaseSuite | None:
+    """The block an `if`/`elif`/`else` chain runs when every test it reaches is known; None
+    when one is not (or `stmt` is not an `if`). A chain with no side taken runs an empty block."""
+    node: cst.CSTNode | None = stmt
+    while isinstance(node, cst.If):
+        truth = scope.evaluator.truth(node.test)
+        if truth is None:
+            return None
+        if truth:
+            return node.body
+        node = node.orelse
+        if node is None:
+            return cst.IndentedBlock(body=[])
+    return node.body if isinstance(node, cst.Else) else None
 
 
 def _class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
 
@@ -40,6 +41,9 @@ class CallResolver:
         self.local_functions: dict[str, FnValue] = {}  # locals bound to function values
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
         self.many: set[str] = set()  # locals bound to each element of a module container
+        # the class of the instance an attribute holds, from the values the frame was built
+        # with (`self.encoder` of a module whose constructor took one side of an `if`)
+        self.held_class: Callable[[cst.Attribute], str | None] = lambda expr: None
         # the class defining the function (for super()) and the class `self` really is
         self.defining = project.klass(function.class_qualname) if function and function.class_qualname else None
         runtime = project.klass(self_class) if self_class else None
@@ -65,6 +69,9 @@ class CallResolver:
         if isinstance(expr, cst.Call):  # `Helper().run(x)`
             return self.instantiated_class(expr)
         if isinstance(expr, cst.Attribute):
+            held = self.project.klass(self.held_class(expr))
+            if held is not None:
+                return held
             owner = self.class_of(expr.value)
             if owner is None:
                 return None
@@ -341,12 +348,10 @@ class CallResolver:
         """A method called on an instance: its decorators' wrapper when the source tells it
         (`@capture_outputs def forward(self, ...)`: Dynamo inlines the wrapper, a frame of the
         chain that calls the method with the same `self`)."""
-        if not fn.decorators:
+        found = method_wrapper(self.project, self.callables, fn)
+        if found is None:
             return CallTarget(fn, True, instance, self_class)
-        wrapped = self.project.derived(f"decorated:{fn.qualname}", lambda: self.callables.decorated(fn))
-        wrapper = self.project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
-        if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
-            return CallTarget(fn, True, instance, self_class)
+        wrapper, wrapped = found
         return CallTarget(wrapper, True, instance, self_class, wrapped.captured, wrapped.skip, wrapped.constants)
 
     def instance_name(self, expr: cst.BaseExpression) -> str:
@@ -359,6 +364,20 @@ class CallResolver:
 
 
 # Questions about a class, not about a call site: no function's scope is needed to answer them.
+def method_wrapper(project: ProjectIndex, callables: Callables,
+                   fn: FunctionInfo) -> tuple[FunctionInfo, FnValue] | None:
+    """The function a method's decorators put in its place, when the source tells it and it
+    takes `self` first (`@capture_outputs def forward(self, ...)` -> `wrapper(self, *args,
+    **kwargs)`), with the closure the decorators built; None for an undecorated method."""
+    if not fn.decorators:
+        return None
+    wrapped = project.derived(f"decorated:{fn.qualname}", lambda: callables.decorated(fn))
+    wrapper = project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
+    if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
+        return None
+    return wrapper, wrapped
+
+
 def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
     return bool(project.external_bases(cls) & knowledge.nn_module_bases)
 

@@ -77,12 +77,16 @@ class TensorScope:
             if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
                 return self.is_tensor(func.value)
             qual = self.qualify(func)
+            if qual in self.k.numpy_array_factories:
+                return True
             if qual is not None and qual.split(".")[0] == "numpy":
                 return any(self.is_numpy(a.value) or self.is_tensor(a.value) for a in expr.args)
             if isinstance(func, cst.Attribute):  # arr.mean(), arr.std()
                 return self.is_numpy(func.value)
         if isinstance(expr, cst.BinaryOperation):
             return self.is_numpy(expr.left) or self.is_numpy(expr.right)
+        if isinstance(expr, cst.Subscript):  # `arr[0]`, `np.nonzero(a)[0]`
+            return self.is_numpy(expr.value)
         return False
 
     def is_integer_tensor(self, expr: cst.BaseExpression) -> bool:

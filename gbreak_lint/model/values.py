@@ -105,8 +105,10 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset) -> tu
     if qualify(call.func) not in factories:
         return None
     sizes = [a.value for a in call.args if a.keyword is None]
-    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
-        sizes = [el.value for el in sizes[0].elements]
+    keyword = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"]
+    displays = [s for s in keyword or sizes if isinstance(s, (cst.Tuple, cst.List))]
+    if len(displays) == 1:  # `torch.zeros((2, 3))`, `torch.randint(0, 9, (2, 16))`, `size=(2, 3)`
+        sizes = [el.value for el in displays[0].elements]
     dims = [d.value if d is not None else None for d in map(literal, sizes)]
     if not dims or any(type(d) is not int for d in dims):
         return None
@@ -296,6 +298,8 @@ class ValueEvaluator:
         args = [a.value for a in expr.args if a.keyword is None and not a.star]
         if isinstance(func, cst.Attribute) and func.attr.value in ("get", "pop") and 1 <= len(args) <= 2:
             return self._keyword_lookup(func.value, args, depth)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("index", "count") and len(args) == 1:
+            return self._sequence_method(func, args[0], depth)  # `co_varnames.index(name)`
         name = func.value if isinstance(func, cst.Name) and self.name_value(func.value) is None else None
         if name == "isinstance" and len(args) == 2:
             return self._isinstance(args[0], args[1], depth)
@@ -314,6 +318,15 @@ class ValueEvaluator:
                 return self.attribute_value(cst.Attribute(args[0], cst.Name(attr.value)))
             return None
         return self.call_value(expr)
+
+    def _sequence_method(self, func: cst.Attribute, arg, depth: int) -> Const | None:
+        held, item = self.value(func.value, depth), self.value(arg, depth)
+        if held is None or item is None or not isinstance(held.value, (tuple, str)):
+            return None
+        try:
+            return Const(getattr(held.value, func.attr.value)(item.value))
+        except (ValueError, TypeError):  # not in it: the program raises there
+            return None
 
     def _keyword_lookup(self, holder, args: list, depth: int) -> Const | None:
         """`kwargs.get("x", d)` / `kwargs.pop("x", d)` of a name the call site did not pass: `d`.
