@@ -118,12 +118,7 @@ class FrameValues:
                 found = TensorShape(shape) if shape is not None else _UNKNOWN_LOCAL
             self.locals[target.value] = found
             return
-        held = self.value(value) if isinstance(target, (cst.Tuple, cst.List)) and value is not None else None
-        items = held.value if held is not None and isinstance(held.value, tuple) else None
-        if items is not None and len(items) == len(target.elements) and \
-                all(isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement) for el in target.elements):
-            for el, item in zip(target.elements, items):  # `batch_size, seq_length = input_ids.size()`
-                self.locals[el.value.value] = Const(item)  # type: ignore[attr-defined]
+        if isinstance(target, (cst.Tuple, cst.List)) and value is not None and self._unpack(target, value):
             return
         for name in target_names(target):
             self.locals[name] = _UNKNOWN_LOCAL
@@ -150,10 +145,8 @@ class FrameValues:
 
     def _constant_items(self, expr: cst.BaseExpression) -> tuple | None:
         known = self.value(expr)
-        if known is not None and isinstance(known.value, tuple):
-            items = known.value
-        else:
-            items = constant_display(self.function.node, expr)
+        items = known.value if known is not None and isinstance(known.value, tuple) else \
+            constant_display(self.function.node, expr)
         return items if items is not None and len(items) <= MAX_UNROLLED else None
 
     def _run_block(self, block) -> object:
@@ -214,6 +207,18 @@ class FrameValues:
         if isinstance(branch, cst.If):
             return self._run_if(branch)
         return self._run_block(branch)
+
+    def _unpack(self, target: cst.Tuple | cst.List, value: cst.BaseExpression) -> bool:
+        """`batch_size, seq_length = input_ids.size()`: names bound to a known tuple's items."""
+        held = self.value(value)
+        items = held.value if held is not None and isinstance(held.value, tuple) else None
+        names = [el.value.value for el in target.elements
+                 if isinstance(el, cst.Element) and isinstance(el.value, cst.Name)]
+        if items is None or len(items) != len(target.elements) or len(names) != len(items):
+            return False
+        for name, item in zip(names, items):
+            self.locals[name] = Const(item)
+        return True
 
     def forget(self, node: cst.CSTNode) -> None:
         """Names a block rebinds are unknown around it (a loop body, a try)."""
@@ -450,7 +455,7 @@ def _name_stores(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
 
 def _mutated(node: cst.CSTNode, name: str) -> bool:
     """`name.append(...)`, `name[i] = ...`: the display it was bound to no longer tells."""
-    found = []
+    found: list[cst.CSTNode] = []
 
     class V(cst.CSTVisitor):
         def visit_Attribute(self, n: cst.Attribute) -> None:
