@@ -43,6 +43,7 @@ class BlockKind(Vocab):
     NEW_OBJECT = "new_object"  # the break is inside a method of an object the frame created
     EXCEPTION = "exception"  # an exception raised while tracing leaves the frame uncaught
     ITERATOR = "iterator"  # a comprehension run from eager code: its real iterator cannot be wrapped
+    UNINITIALIZED = "uninitialized"  # a module constructor compiled alone meets `self` not yet initialized
 
 
 class BreakKind(Vocab):
@@ -53,6 +54,9 @@ class BreakKind(Vocab):
     UNRESUMABLE = "unresumable"
     EXCEPTION = "exception"  # an exception leaving the compiled frame: it is skipped, unless caught
     ERROR = "error"  # compilation raises even without fullgraph (the program stops)
+    # only when the frame is compiled on its own, not inlined into a caller (then unresumable):
+    # `super().__init__()` of a module whose constructor Dynamo compiles as a frame
+    OWN_FRAME = "own_frame"
     NONE = "none"  # not a break cause
 
 
@@ -85,6 +89,7 @@ class CauseCheck(Vocab):
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
     FAKE_RUN_BREAK = "fake_run_break"  # an allow_in_graph / nonstrict_trace function fake tensors cannot pass
     FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run at all
+    UNINITIALIZED_MODULE = "uninitialized_module"  # nn.Module.__init__ in a constructor compiled alone
     BUFFER_REASSIGN = "buffer_reassign"  # `self.buf = self.buf.to(...)` on an nn.Buffer attribute
 
 

@@ -1,5 +1,6 @@
-"""GBL102-109: unresumable breaks (try, with, skip_frame, generators, attribute access, a new
-object's method, an exception leaving the frame, a comprehension compiled alone) -> skip or partial."""
+"""GBL102-110: unresumable breaks (try, with, skip_frame, generators, attribute access, a new
+object's method, an exception leaving the frame, a comprehension or a module constructor
+compiled alone) -> skip or partial."""
 from __future__ import annotations
 
 from ..diagnostics import FrameRef
@@ -10,10 +11,11 @@ from .common import diagnostic, render, short
 
 RULE_FOR_REASON = {BlockKind.TRY: "GBL102", BlockKind.WITH: "GBL103", BlockKind.CONTEXT_MANAGER: "GBL103",
                    BlockKind.SKIP_FRAME: "GBL104", BlockKind.GENERATOR: "GBL105", BlockKind.ATTRIBUTE: "GBL106",
-                   BlockKind.NEW_OBJECT: "GBL107", BlockKind.EXCEPTION: "GBL108", BlockKind.ITERATOR: "GBL109"}
+                   BlockKind.NEW_OBJECT: "GBL107", BlockKind.EXCEPTION: "GBL108", BlockKind.ITERATOR: "GBL109",
+                   BlockKind.UNINITIALIZED: "GBL110"}
 
 
-@CHECKS.register("GBL102", "GBL103", "GBL104", "GBL105", "GBL106", "GBL107", "GBL108", "GBL109")
+@CHECKS.register("GBL102", "GBL103", "GBL104", "GBL105", "GBL106", "GBL107", "GBL108", "GBL109", "GBL110")
 def run(rule, prediction: Prediction):
     for frame in prediction.frames:
         if RULE_FOR_REASON.get(frame.reason) != rule.code:

@@ -92,6 +92,9 @@ class CauseMatcher:
         if target is not None:
             self._project_call(node, target)
             return
+        if self._module_base_init(node):
+            b.emit_break(self.rule_for_check(CauseCheck.UNINITIALIZED_MODULE), node)
+            return
         if self._container_call(node):
             return
         lam = self.lambda_frame(node)
@@ -101,6 +104,19 @@ class CauseMatcher:
             return
         if b.scope.is_tensor(node):
             b.emit(EventKind.OP, node)
+
+    def _module_base_init(self, node: cst.Call) -> bool:
+        """`super().__init__()` in a module's constructor reaching torch's `nn.Module.__init__`
+        (no project base defines `__init__` in between). Inlined into the code that builds the
+        module it traces; compiled as a frame of its own (after a break in the constructor,
+        e.g. GBL335) Dynamo meets `self` uninitialized and skips the frame (GB0119)."""
+        func, resolver = node.func, self.b.resolver
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call)
+                and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"):
+            return False
+        if self.b.function.name != "__init__" or resolver.cls is None or not resolver.is_nn_module(resolver.cls):
+            return False
+        return self.check_enabled(CauseCheck.UNINITIALIZED_MODULE)
 
     def lambda_frame(self, node: cst.Call) -> FrameKey | None:
         """The frame of a lambda called by a name bound to it here or at module level (Dynamo

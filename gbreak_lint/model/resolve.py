@@ -303,10 +303,12 @@ class CallResolver:
             if fn else None
 
     def _constructor(self, func: cst.BaseExpression) -> CallTarget | None:
-        """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`. (Building an
-        nn.Module inside compiled code goes through torch's own __init__: not followed.)"""
+        """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`, a module's
+        too (`BigBirdSelfAttention(config)` built in forward: the layers it creates make
+        parameters, GBL335, and `super().__init__()` breaks where the constructor is compiled
+        on its own, GBL336)."""
         cls = self.project.klass(self.qualify(func))
-        if cls is None or self.is_nn_module(cls):
+        if cls is None:
             return None
         init = self.project.method(cls, "__init__")
         return CallTarget(init, True, self_class=cls.qualname) if init else None

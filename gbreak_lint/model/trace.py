@@ -242,7 +242,7 @@ class Tracer:
             if ev.kind == EventKind.OP:
                 ops += 1
             elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
-                if _caught(ev, ((info, ev),)):
+                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME:
                     continue
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
@@ -363,6 +363,8 @@ class Tracer:
             blocks = [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
             if blocks:
                 return Fate.UNRESUMABLE, blocks[-1], _outer_block(point)
+        if site_event.break_kind == BreakKind.OWN_FRAME and ev is site_event:
+            return Fate.UNRESUMABLE, Ctx(BlockKind.UNINITIALIZED, ev.line), _outer_block(ev)
         if site_event.break_kind == BreakKind.UNRESUMABLE and ev is site_event:
             return Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), _outer_block(ev)
         for _frame, point in frames:
