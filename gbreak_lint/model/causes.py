@@ -361,7 +361,7 @@ class CauseMatcher:
                 self.b.emit(EventKind.OP, node)
             return
         disabled = self.disabled(fn) or self._disabled_class(target)
-        key = self.frame_key(self._passing_own_self(node, target), node)
+        key = self.callee_key(target, node)
         self.env.frame(key)  # build the callee first so its return type is known
         if _on_self(node):  # `self.set_attention_type("original_full")` sets `self.attention_type`
             for name in self.env.node_memo("self_writes", fn.node, lambda: _self_writes(fn.node)):
@@ -442,6 +442,10 @@ class CauseMatcher:
             return False
         return cls is not None and not resolver.is_nn_module(cls)
 
+    def callee_key(self, target: CallTarget, node: cst.Call) -> FrameKey:
+        """The frame a project call runs (a wrapper's `func(self, ...)` keeps the instance)."""
+        return self.frame_key(self._passing_own_self(node, target), node)
+
     def frame_key(self, target: CallTarget, node: cst.Call) -> FrameKey:
         params = [p for p in target.function.params]
         if target.skip_first_param and params and params[0].kind == "positional":
@@ -451,9 +455,12 @@ class CauseMatcher:
         bindings: dict[str, FnValue] = dict(target.captured)
         arguments: dict[str, object] = dict(target.constants)  # free variables holding constants
         passed: dict[str, cst.BaseExpression] = {}  # parameter -> the argument bound to it
-        forwarded = self._forwarded(node)
+        forwarded, items = self._forwarded(node) or (None, ())
         args = [a for a in node.args if not a.star] if forwarded is not None else node.args
         given = [a for a in args if a.keyword is None]
+        for i, is_tensor in enumerate(items, start=len(given)):  # a wrapper's `*args` passed on
+            if i < len(positional):
+                (tensors.add if is_tensor else lambda n: arguments.setdefault(n, PASSED_UNKNOWN))(positional[i].name)
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given
                 if self.b.scope.is_tensor(arg.value):
@@ -475,8 +482,13 @@ class CauseMatcher:
         for name in spread.names:
             if name in by_name and name not in spread.tensors:
                 arguments.setdefault(name, PASSED_UNKNOWN)
-        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded))
+        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded, items))
+        if any(items[max(0, len(positional) - len(given)):]):
+            tensors.update(p.name for p in params if p.kind == "star")
         shapes = {name: self.b.values.shape_of(value) for name, value in passed.items() if name in tensors}
+        if any(p.kind == "double_star" for p in params):  # keywords landing in the callee's **kwargs
+            shapes.update((a.keyword.value, self.b.values.shape_of(a.value)) for a in args
+                          if a.keyword is not None and a.keyword.value not in by_name and self.b.scope.is_tensor(a.value))
         known = dict(self.b.key.shapes)  # sizes the caller's own caller passed by keyword, passed on
         shapes.update((name, known[name]) for name in spread.tensors if name in known and name not in passed)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
@@ -486,18 +498,23 @@ class CauseMatcher:
                         attributes=self._callee_attributes(target, node),
                         shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)))
 
-    def _forwarded(self, node: cst.Call) -> Keywords | None:
-        """The keywords a wrapper passes on with `fn(*args, **kwargs)` when the call that
-        reached it spelled them all: its `*args` known empty, its `**kwargs` names known and the
-        frame not adding any (`kwargs[k] = v`, `kwargs.update(...)`). None: unknown."""
+    def _forwarded(self, node: cst.Call) -> tuple[Keywords, tuple[bool, ...]] | None:
+        """What a wrapper passes on with `fn(*args, **kwargs)` when the call that reached it
+        spelled it all: the keywords (names known, the frame adding only known ones: `kwargs[k]
+        = v` with `k` known) and the positional items of its `*args` (whether each is a tensor).
+        None: unknown."""
         starred = [a for a in node.args if a.star]
         if not starred:
             return None
         found = Keywords()
+        items: tuple[bool, ...] = ()
         for arg in starred:
             known = self.b.values.value(arg.value)
             value = known.value if known is not None else None
             if arg.star == "*" and isinstance(value, (Seq, tuple)) and len(value) == 0:
+                continue
+            if arg.star == "*" and isinstance(value, Seq) and value.tensors is not None and not items:
+                items = value.tensors
                 continue
             if arg.star != "**" or not isinstance(value, Keywords) or not isinstance(arg.value, cst.Name):
                 return None
@@ -506,7 +523,7 @@ class CauseMatcher:
                 return None
             names = tuple(sorted(set(value.names) | stored))
             found = Keywords(found.names + names, found.tensors + value.tensors)
-        return found
+        return found, items
 
     def _stored_keys(self, name: str) -> set[str] | None:
         """The keys this frame may store into the dict `name` (`name["k"] = v`, or `name[k]`

@@ -533,7 +533,7 @@ class FrameBuilder:
             lam = self.causes.lambda_frame(call)
             info = self.env.frame_if_built(lam) if lam is not None else None
             return (info.returns_tensor, ()) if info else (False, ())
-        info = self.env.frame_if_built(self.causes.frame_key(target, call))
+        info = self.env.frame_if_built(self.causes.callee_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
 
     def _is_object(self, expr: cst.BaseExpression) -> bool:
@@ -550,7 +550,7 @@ class FrameBuilder:
 
     def _returns_object(self, call: cst.Call) -> bool:
         target = self.resolver.resolve(call.func)
-        info = self.env.frame_if_built(self.causes.frame_key(target, call)) if target is not None else None
+        info = self.env.frame_if_built(self.causes.callee_key(target, call)) if target is not None else None
         return info is not None and info.returns_object
 
     def _held_class(self, expr: cst.Attribute) -> str | None:

@@ -395,6 +395,12 @@ class FrameValues:
                 return False
         if self.scope.is_tensor(obj) and name in self.k.non_tensor_attributes:
             return True
+        held = self.value(obj) if isinstance(obj, (cst.Attribute, cst.Name)) else None
+        if held is not None and isinstance(held.value, Obj):  # `getattr(self.config, "return_dict", True)`
+            cls = self.project.klass(held.value.cls)
+            if held.value.get(name) is not None or (cls is not None and (
+                    self.project.class_attribute(cls, name) is not None or self.project.method(cls, name) is not None)):
+                return True
         return None
 
     def _never_set(self, cls: ClassInfo, name: str) -> bool:

@@ -301,7 +301,7 @@ class Tracer:
         self.frames.setdefault((info.qualname, outcome), FrameOutcome(
             info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
-        because = " and ".join(link.condition for link in site_chain if link.condition)
+        because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
 
@@ -319,7 +319,7 @@ class Tracer:
         it resumes gets an iterator Dynamo rebuilt as a tuple one: no break.)
         `because`: the conditions of the break that made the caller run eagerly."""
         link = _link(caller, call)
-        callers = chain + (replace(link, condition=" and ".join(c for c in (because, link.condition) if c)),)
+        callers = chain + (replace(link, condition=_all_of((because, link.condition))),)
         info = self.env.frame(call.target) if call.mode == CallMode.COMPREHENSION and call.target else None
         rule = self.env.checks.get(CauseCheck.EAGER_COMPREHENSION)
         if info is None or not info.unwrappable_iterator or rule is None \
@@ -404,7 +404,7 @@ class Tracer:
         # Dynamo names a break site by line and break type: two breaks of one kind on one
         # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
-        condition = " and ".join(link.condition for link in chain if link.condition)
+        condition = _all_of(link.condition for link in chain)
         site = self.sites.get(key)
         if site is None:
             site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry,  # type: ignore[arg-type]
@@ -413,6 +413,16 @@ class Tracer:
             site.condition = ""
         site.times_traced += ev.hits
         return site
+
+
+def _all_of(conditions) -> str:
+    """Conditions joined with `and`, each once (a chain repeats its callers' conditions)."""
+    parts: list[str] = []
+    for condition in conditions:
+        for part in condition.split(" and ") if condition else ():
+            if part not in parts:
+                parts.append(part)
+    return " and ".join(parts)
 
 
 def _nested_level(path, site_event: Event) -> int:

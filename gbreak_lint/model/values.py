@@ -45,6 +45,8 @@ class Seq:
 
     length: int
     kind: str = "tuple"  # "tuple" | "list"
+    # which items are tensors, when known (a callee's `*args`: what a wrapper passes on)
+    tensors: tuple[bool, ...] | None = None
 
     def __len__(self) -> int:
         return self.length
@@ -66,7 +68,7 @@ class Keywords:
 
 
 def star_arguments(params, positional: list, args, is_tensor: Callable,
-                   forwarded: Keywords | None = None) -> dict[str, "Const"]:
+                   forwarded: Keywords | None = None, forwarded_items: tuple[bool, ...] = ()) -> dict[str, "Const"]:
     """What a callee's `*args` / `**kwargs` hold for a call site that unpacks nothing (or only
     a caller's `*args` known to be empty and `**kwargs` whose names are known, `forwarded`):
     the extra positional arguments (their number; left unknown when one is a tensor) and the
@@ -76,14 +78,15 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
         return {}
     args = [a for a in args if not a.star]
     out: dict[str, Const] = {}
-    extra = [a for a in args if a.keyword is None][len(positional):]
+    flags = [is_tensor(a.value) for a in args if a.keyword is None] + list(forwarded_items)
+    extra = flags[len(positional):]  # (forwarded_items: a caller's `*args` passed on, after these)
     named = {p.name for p in params if p.kind not in ("star", "double_star")}
     keywords = {a.keyword.value: is_tensor(a.value) for a in args if a.keyword is not None}
     if forwarded is not None:
         keywords.update((name, name in forwarded.tensors) for name in forwarded.names)
     for param in params:
-        if param.kind == "star" and not any(is_tensor(a.value) for a in extra):
-            out[param.name] = Const(Seq(len(extra), "tuple"))
+        if param.kind == "star":
+            out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra)))
         elif param.kind == "double_star":
             names = sorted(k for k in keywords if k not in named)
             out[param.name] = Const(Keywords(tuple(names), tuple(k for k in names if keywords[k])))
