@@ -102,7 +102,7 @@ class CauseMatcher:
             self.env.frame(lam)
             b.emit(EventKind.CALL, node, target=lam, mode=CallMode.INLINE)
             return
-        if b.scope.is_tensor(node):
+        if b.scope.is_tensor(node) and not b.star_tuple(node):
             b.emit(EventKind.OP, node)
 
     def _module_base_init(self, node: cst.Call) -> bool:
@@ -481,22 +481,43 @@ class CauseMatcher:
         tensors.update(name for name in spread.tensors if name in by_name)
         for name in spread.names:
             if name in by_name and name not in spread.tensors:
-                arguments.setdefault(name, PASSED_UNKNOWN)
-        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded, items))
+                arguments.setdefault(name, spread.value_of(name) or PASSED_UNKNOWN)
+        arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded, items,
+                                        self.b.values.value))
         if any(items[max(0, len(positional) - len(given)):]):
             tensors.update(p.name for p in params if p.kind == "star")
-        shapes = {name: self.b.values.shape_of(value) for name, value in passed.items() if name in tensors}
-        if any(p.kind == "double_star" for p in params):  # keywords landing in the callee's **kwargs
-            shapes.update((a.keyword.value, self.b.values.shape_of(a.value)) for a in args
-                          if a.keyword is not None and a.keyword.value not in by_name and self.b.scope.is_tensor(a.value))
-        known = dict(self.b.key.shapes)  # sizes the caller's own caller passed by keyword, passed on
-        shapes.update((name, known[name]) for name in spread.tensors if name in known and name not in passed)
+        shapes = self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=forwarded is None and any(a.star for a in node.args),
                         training=self._callee_training(target, node),
                         attributes=self._callee_attributes(target, node),
                         shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)))
+
+    def _callee_shapes(self, node: cst.Call, params, positional, args, passed, tensors, spread: Keywords,
+                       forwarded_items: int) -> dict:
+        """Static sizes of the tensors a callee gets: by parameter name; items of its `*args`
+        as `args[i]` and keywords of its `**kwargs` by their name, so a wrapper passing them on
+        (`func(self, *args, **kwargs)`) hands the sizes to the function it wraps."""
+        values, known = self.b.values, dict(self.b.key.shapes)
+        shapes = {name: values.shape_of(value) for name, value in passed.items() if name in tensors}
+        given = [a for a in args if a.keyword is None]
+        star = next((p.name for p in params if p.kind == "star"), None)
+        if not any(a.star for a in given):
+            origin = next((a.value.value for a in node.args if a.star == "*" and isinstance(a.value, cst.Name)), "")
+            sizes = [values.shape_of(a.value) if values.scope.is_tensor(a.value) else None for a in given]
+            sizes += [known.get(f"{origin}[{j}]") for j in range(forwarded_items)]
+            for i, size in enumerate(sizes):
+                name = positional[i].name if i < len(positional) else (f"{star}[{i - len(positional)}]" if star else None)
+                if name is not None and size is not None and (i >= len(positional) or name in tensors):
+                    shapes.setdefault(name, size)
+        by_name = {p.name for p in params}
+        if any(p.kind == "double_star" for p in params):  # keywords landing in the callee's **kwargs
+            shapes.update((a.keyword.value, values.shape_of(a.value)) for a in args
+                          if a.keyword is not None and a.keyword.value not in by_name and values.scope.is_tensor(a.value))
+        # sizes the caller's own caller passed by keyword, passed on
+        shapes.update((name, known[name]) for name in spread.tensors if name in known and name not in passed)
+        return shapes
 
     def _forwarded(self, node: cst.Call) -> tuple[Keywords, tuple[bool, ...]] | None:
         """What a wrapper passes on with `fn(*args, **kwargs)` when the call that reached it
@@ -522,7 +543,8 @@ class CauseMatcher:
             if stored is None:
                 return None
             names = tuple(sorted(set(value.names) | stored))
-            found = Keywords(found.names + names, found.tensors + value.tensors)
+            kept = tuple((k, v) for k, v in value.values if k not in stored)  # a key it stores holds something else
+            found = Keywords(found.names + names, found.tensors + value.tensors, found.values + kept)
         return found, items
 
     def _stored_keys(self, name: str) -> set[str] | None:

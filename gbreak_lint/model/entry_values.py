@@ -95,7 +95,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     passed = {name for name, _ in pairs}
     tensors -= {p.name for p in params if p.name not in passed}  # left at its default (`x=None`)
     arguments.update(star_arguments(params, positional, call.args,
-                                    lambda value: _is_tensor_expr(project, knowledge, module, value)))
+                                    lambda value: _is_tensor_expr(project, knowledge, module, value),
+                                    value_of=literal))
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors))})

@@ -424,13 +424,21 @@ class FrameBuilder:
                     and self.scope.is_tensor(node):
                 self.emit(EventKind.OP, node)
 
+    def star_tuple(self, expr: cst.BaseExpression) -> bool:
+        """The frame's `*args` (or `list(args)` / `tuple(args)` of it): a tuple holding
+        tensors, not a tensor; indexing or copying it is no graph op."""
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and \
+                self.resolver.qualify(expr.func) in ("builtins.list", "builtins.tuple"):
+            expr = expr.args[0].value
+        return isinstance(expr, cst.Name) and any(p.kind == "star" and p.name == expr.value for p in self.function.params)
+
     def _short_circuits(self, node: cst.BooleanOperation) -> bool:
         """Is the right operand never evaluated under Dynamo (`True or x`, `False and x`)?"""
         left = self.compile_time(node.left)
         return left is not None and left == isinstance(node.operator, cst.Or)
 
     def subscript(self, node: cst.Subscript) -> None:
-        if not self.scope.is_tensor(node.value):
+        if not self.scope.is_tensor(node.value) or self.star_tuple(node.value):
             return
         masks = [el.slice.value for el in node.slice
                  if isinstance(el.slice, cst.Index) and self.scope.is_bool_tensor(el.slice.value)]

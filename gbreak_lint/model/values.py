@@ -55,20 +55,26 @@ class Seq:
 @dataclass(frozen=True)
 class Keywords:
     """A callee's `**kwargs` when the call site spells every keyword it passes: which names it
-    holds is known (`kwargs.get("scale")` of a name not passed is the default), not the values."""
+    holds is known (`kwargs.get("scale")` of a name not passed is the default), and the values
+    of those the caller knows."""
 
     names: tuple[str, ...] = ()
     tensors: tuple[str, ...] = ()  # the names whose values are tensors
+    values: tuple[tuple[str, "Const"], ...] = ()  # the constants some hold (`inputs_embeds=None`)
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def value_of(self, name: str) -> "Const | None":
+        return dict(self.values).get(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
 
 
 def star_arguments(params, positional: list, args, is_tensor: Callable,
-                   forwarded: Keywords | None = None, forwarded_items: tuple[bool, ...] = ()) -> dict[str, "Const"]:
+                   forwarded: Keywords | None = None, forwarded_items: tuple[bool, ...] = (),
+                   value_of: Callable = lambda expr: None) -> dict[str, "Const"]:
     """What a callee's `*args` / `**kwargs` hold for a call site that unpacks nothing (or only
     a caller's `*args` known to be empty and `**kwargs` whose names are known, `forwarded`):
     the extra positional arguments (their number; left unknown when one is a tensor) and the
@@ -82,14 +88,17 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
     extra = flags[len(positional):]  # (forwarded_items: a caller's `*args` passed on, after these)
     named = {p.name for p in params if p.kind not in ("star", "double_star")}
     keywords = {a.keyword.value: is_tensor(a.value) for a in args if a.keyword is not None}
+    constants = {a.keyword.value: value_of(a.value) for a in args if a.keyword is not None and not keywords[a.keyword.value]}
     if forwarded is not None:
         keywords.update((name, name in forwarded.tensors) for name in forwarded.names)
+        constants.update(forwarded.values)
     for param in params:
         if param.kind == "star":
             out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra)))
         elif param.kind == "double_star":
             names = sorted(k for k in keywords if k not in named)
-            out[param.name] = Const(Keywords(tuple(names), tuple(k for k in names if keywords[k])))
+            held = tuple((k, constants[k]) for k in names if constants.get(k) is not None)
+            out[param.name] = Const(Keywords(tuple(names), tuple(k for k in names if keywords[k]), held))
     return out
 
 
@@ -333,11 +342,13 @@ class ValueEvaluator:
 
     def _keyword_lookup(self, holder, args: list, depth: int) -> Const | None:
         """`kwargs.get("x", d)` / `kwargs.pop("x", d)` of a name the call site did not pass: `d`.
-        (A name it passed has a value we do not know; popping it would change the mapping.)"""
+        A name it passed: the value the caller passed, when it knew it."""
         found = self.value(holder, depth)
         key = self.value(args[0], depth)
-        if found is None or not isinstance(found.value, Keywords) or key is None or key.value in found.value:
+        if found is None or not isinstance(found.value, Keywords) or key is None:
             return None
+        if key.value in found.value:  # passed: its value when the caller knew it
+            return found.value.value_of(key.value) if isinstance(key.value, str) else None
         return self.value(args[1], depth) if len(args) == 2 else Const(None)
 
     def _isinstance(self, obj, kinds, depth: int) -> Const | None:
