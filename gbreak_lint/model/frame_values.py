@@ -87,8 +87,9 @@ class FrameValues:
             return None
         if name in module.values:
             found = literal(module.values[name])
-            if found is None and not re.search(rf"\b{re.escape(name)}\.\w+\s*=(?!=)", module.parsed.text):
-                found = self._global_instance(module, module.values[name])  # never mutated here
+            if found is None:  # an instance never mutated in its module: built once per run
+                found = self.project.derived(f"global_instance:{module.name}:{name}",
+                                             lambda: self._unmutated_instance(module, name))
             return found
         target = module.imports.get(name)  # `from config import DEBUG`
         if target is None:
@@ -96,6 +97,11 @@ class FrameValues:
         owner, _, attr = target.rpartition(".")
         other = self.project.modules.get(owner)
         return self._global(other, attr, hops + 1) if other is not None else None
+
+    def _unmutated_instance(self, module: ModuleIndex, name: str) -> Const | None:
+        if re.search(rf"\b{re.escape(name)}\.\w+\s*=(?!=)", module.parsed.text):
+            return None
+        return self._global_instance(module, module.values[name])
 
     def _global_instance(self, module: ModuleIndex, value: cst.BaseExpression) -> Const | None:
         """`CFG = Config(verbose=False)` at module level: the instance with the attributes its
@@ -349,11 +355,7 @@ class FrameValues:
         fn = self.project.function(held.qualname) if held is not None else None
         if fn is None:
             return None
-        order = {"positional": 0, "keyword_only": 1, "star": 2, "double_star": 3}
-        params = [p.name for p in sorted(fn.params, key=lambda p: order.get(p.kind, 4))]
-        # (locals follow in first-store order; here sorted: only the parameters' indices are exact)
-        local = sorted(assigned_names(fn.node.body) - set(params))
-        return Const(tuple(params + local))
+        return self.project.derived(f"co_varnames:{fn.qualname}", lambda: Const(_varnames(fn)))
 
     def _unknown_local(self, expr: cst.BaseExpression) -> bool:
         """A local or parameter holding something the source does not tell (`hidden_states =
@@ -424,6 +426,13 @@ class FrameValues:
             return Const(self.k.constant_calls[qual])
         known = self.compile_time.value(call, self.qualify)
         return Const(known) if known is not None else None
+
+
+def _varnames(fn: FunctionInfo) -> tuple[str, ...]:
+    order = {"positional": 0, "keyword_only": 1, "star": 2, "double_star": 3}
+    params = [p.name for p in sorted(fn.params, key=lambda p: order.get(p.kind, 4))]
+    # (locals follow in first-store order; here sorted: only the parameters' indices are exact)
+    return tuple(params + sorted(assigned_names(fn.node.body) - set(params)))
 
 
 def constant_display(function: cst.CSTNode, expr: cst.BaseExpression) -> tuple | None:
