@@ -563,6 +563,11 @@ class FrameBuilder:
 
     def _held_class(self, expr: cst.Attribute) -> str | None:
         """`self.encoder`: the class of the instance the frame's `self` was built holding."""
+        root = expr.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not self.key.attributes or not (isinstance(root, cst.Name) and root.value == "self"):
+            return None  # (only what `self` was built with is known: nothing to evaluate)
         held = self.values.value(expr)
         return held.value.cls if held is not None and isinstance(held.value, Obj) else None
 
