@@ -416,13 +416,9 @@ class Tracer:
 
 
 def _all_of(conditions) -> str:
-    """Conditions joined with `and`, each once (a chain repeats its callers' conditions)."""
-    parts: list[str] = []
-    for condition in conditions:
-        for part in condition.split(" and ") if condition else ():
-            if part not in parts:
-                parts.append(part)
-    return " and ".join(parts)
+    """Conditions joined with `and`, each once (a chain repeats its callers' conditions).
+    Whole conditions, not split at " and ": that would cut `not (a and b)` apart."""
+    return " and ".join(dict.fromkeys(c for c in conditions if c))
 
 
 def _nested_level(path, site_event: Event) -> int:
