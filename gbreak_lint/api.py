@@ -191,7 +191,10 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
     wanted_marker = SETTINGS if mode == "entries" else ENTRIES  # `--entry`: the project's config switches only
+    components = Skeleton(summaries.values()).components()
     candidates = tuple(n for n, s in sorted(summaries.items()) if wanted_marker in s.markers)
+    if mode == "files":  # only programs the reported files are part of can reach them
+        candidates = _same_programs(candidates, components, [snapshot.names.get(str(p)) for p in reported])
     marked = {text: tuple(n for n, s in sorted(summaries.items()) if text in s.markers) for text in GLOBAL_MARKERS}
     index = build_project(modules, [], knowledge, jobs, _installed(config), project_files, overlay, candidates, runs,
                           marked)
@@ -201,7 +204,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     entries = (() if mode == "entries" else index.entries) + named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
-    tasks = plan_tasks(index.project, entries, index.configs, Skeleton(summaries.values()).components())
+    tasks = plan_tasks(index.project, entries, index.configs, components)
     done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes, cache=runs)
     results = [result for result, _ in done]
     fix_probes = {key: applies for _, probes in done for key, applies in probes}
@@ -226,6 +229,13 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
                         len(set(found) - set(shown)))
     clock.lap("rules + report")
     return Analysis(result, prediction, catalog)
+
+
+def _same_programs(candidates: tuple[str, ...], components: dict[str, int], reported) -> tuple[str, ...]:
+    """The candidate modules connected by imports to a reported module: a compile call in an
+    unrelated program (another script in the same folder tree) cannot reach the reported files."""
+    programs = {components.get(name) for name in reported if name is not None}
+    return tuple(name for name in candidates if components.get(name) in programs)
 
 
 def _mode(config: Config, program: Path | None, reported: list[Path], indexed: list[Path]) -> str:

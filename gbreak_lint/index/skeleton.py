@@ -150,13 +150,15 @@ def module_names(paths: Iterable[Path]) -> dict[str, str]:
     gets `name#2`; imports see the first, in path order)."""
     names: dict[str, str] = {}
     taken: set[str] = set()
+    next_suffix: dict[str, int] = {}  # per base name: thousands of `main.py` stay linear
     packages: dict[Path, str] = {}
     for path in sorted(paths):
         base = module_name_for(path, packages)
-        name, n = base, 2
+        name, n = base, next_suffix.get(base, 2)
         while name in taken:
             name = f"{base}#{n}"
             n += 1
+        next_suffix[base] = n
         taken.add(name)
         names[str(path)] = name
     return names

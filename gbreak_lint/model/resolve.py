@@ -215,6 +215,7 @@ class CallResolver:
                 for item, source in zip(items, sources):
                     self.remember_iteration(item, source)
             return
+        iterable = _container_iterated(iterable)
         if isinstance(target, cst.Name):
             function = self._element_function(iterable)
             if function is not None:  # `for fn in HANDLERS:` over a list of functions
@@ -424,3 +425,16 @@ def _call_nodes(expr: cst.CSTNode) -> list:
 
     walk(expr, V())
     return out
+
+
+def _container_iterated(iterable: cst.BaseExpression) -> cst.BaseExpression:
+    """The container whose elements `for x in ...` steps through: `self.layers[:n]`,
+    `reversed(self.layers)` and `list(self.layers)` hold the elements of `self.layers`."""
+    while True:
+        if isinstance(iterable, cst.Subscript) and all(isinstance(e.slice, cst.Slice) for e in iterable.slice):
+            iterable = iterable.value
+        elif isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and len(iterable.args) == 1 \
+                and iterable.func.value in ("reversed", "list", "tuple") and not iterable.args[0].star:
+            iterable = iterable.args[0].value
+        else:
+            return iterable

@@ -94,6 +94,8 @@ class TensorScope:
             return expr.value in self.integer_tensors
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             method = expr.func.attr.value
+            if method in self.k.integer_preserving_methods:  # `mask.long().sum(0)` stays integer
+                return self.is_integer_tensor(expr.func.value)
             return method in self.k.integer_tensor_methods and self.is_tensor(expr.func.value)
         return False
 

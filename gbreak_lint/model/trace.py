@@ -88,6 +88,7 @@ class Tracer:
         self.nested = nested_graph_breaks
         self.compiled: dict[str, set[str]] = {}  # code object -> module instances compiled for
         self.generalized = False  # Dynamo stopped specialising on module instances
+        self.quiet_hits = 0  # > 0: tracing where a condition did not hold, after where it did
         self.sites: dict[tuple, SiteRecord] = {}
         self.frames: dict[tuple, FrameOutcome] = {}
         self.strict_errors: list[StrictError] = []
@@ -177,11 +178,12 @@ class Tracer:
             self._trace(info, chain, entry, strict_entry)
 
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
-        resume: _Resume | None = _Resume(0, False)
-        resumed = False
-        while resume is not None:
-            resume = self._segment(info, resume, resumed, chain, entry, strict_entry)
-            resumed = True
+        quiet = self.quiet_hits
+        try:
+            self._resumes(info, self._segment(info, _Resume(0, False), False, chain, entry, strict_entry),
+                          chain, entry, strict_entry)
+        finally:
+            self.quiet_hits = quiet
 
     # -- one compilation -------------------------------------------------------------
     def _segment(self, info: FrameInfo, resume: "_Resume", is_resume: bool, chain, entry, strict_entry):
@@ -195,8 +197,12 @@ class Tracer:
         if is_resume and not resume.in_chain and not resume.conditional and not events[start - 1].resume_has_tensors:
             self._rest_eagerly(info, start, chain, entry)
             return None
-        for i in range(start, len(events)):
+        not_taken = False  # past a conditional break: breaks behind unknown conditions are not taken
+        i = start - 1
+        while i + 1 < len(events):
+            i += 1
             ev = events[i]
+            inlined_ops = 0
             for c in ev.ctx:
                 if c.kind != BlockKind.LOOP:
                     block_ops.setdefault((c.kind, c.line), ops)
@@ -208,20 +214,33 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.mode == CallMode.EAGER and ev.target is not None:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
-            if ev.kind == EventKind.BREAK and self._captured(ev, strict_entry):
+            if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or not_taken and ev.condition):
                 continue
             path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
             if ev.kind == EventKind.CALL:
-                inlined = self._inline(ev, (), strict_entry)
+                inlined = self._inline(ev, (), strict_entry, not_taken)
+                inlined_ops = inlined.ops
                 ops += inlined.ops
                 if not inlined.breaks:
                     continue
                 path += inlined.chain
             if _caught(path[-1][1], path):  # the exception is handled in the trace: no break
                 continue
-            return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
-                                      entry, strict_entry)
+            after = self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
+                                       entry, strict_entry)
+            if not_taken or not any(e.condition for _, e in path):
+                return after
+            # the break lies behind a condition the source does not decide: where it holds, the
+            # frame resumes after it (or stops); where it does not, the same compilation goes on
+            if after is not None:
+                self._resumes(info, after, chain, entry, strict_entry)
+            not_taken, i, ops = True, i - 1, ops - inlined_ops
+            self.quiet_hits += 1  # sites both worlds reach are traced in one of them
         return None
+
+    def _resumes(self, info: FrameInfo, resume: "_Resume | None", chain, entry, strict_entry) -> None:
+        while resume is not None:
+            resume = self._segment(info, resume, True, chain, entry, strict_entry)
 
     def _captured(self, ev: Event, strict_entry: bool) -> bool:
         """fullgraph=True turns some config switches on (e.g. capture_scalar_outputs)."""
@@ -230,8 +249,12 @@ class Tracer:
         rule = self.env.catalog.get(ev.rule) if ev.rule else None
         return rule is not None and rule.unless_config in self.env.knowledge.fullgraph_enables
 
-    def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False) -> _Inlined:
-        """Inline a call as Dynamo does: the callee's ops, up to its first break."""
+    def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False,
+                not_taken: bool = False) -> _Inlined:
+        """Inline a call as Dynamo does: the callee's ops, up to its first break.
+        `not_taken`: breaks behind conditions the source does not decide are passed over."""
+        if not_taken and call.condition:
+            return _Inlined(0)
         info = self.env.frame(call.target)  # type: ignore[arg-type]  # a call event names its target
         # recursion is cut where a frame calls itself with the same inputs; with other constant
         # arguments (`rec(x, n - 1)`) it is followed, as Dynamo does, down to its base case
@@ -242,11 +265,11 @@ class Tracer:
             if ev.kind == EventKind.OP:
                 ops += 1
             elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
-                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME:
+                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or not_taken and ev.condition:
                     continue
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
-                sub = self._inline(ev, stack + (info.key,), strict_entry)
+                sub = self._inline(ev, stack + (info.key,), strict_entry, not_taken)
                 ops += sub.ops
                 if sub.breaks:
                     return _Inlined(ops, ((info, ev),) + sub.chain)
@@ -298,8 +321,10 @@ class Tracer:
             fate = Fate.SKIPPED if fate != Fate.PARTIAL else fate
         outcome = Outcome.of(fate, is_resume)
         site.outcomes.add(outcome)
-        self.frames.setdefault((info.qualname, outcome), FrameOutcome(
-            info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None))
+        known = self.frames.get((info.qualname, outcome))
+        if known is None or (known.site.condition and not site.condition):  # unconditional outcomes win
+            self.frames[(info.qualname, outcome)] = FrameOutcome(
+                info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None)
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
         because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
@@ -411,6 +436,8 @@ class Tracer:
                                                 condition=condition)
         elif not condition:  # reached unconditionally as well
             site.condition = ""
+        if self.quiet_hits and site.times_traced:
+            return site
         site.times_traced += ev.hits
         return site
 
