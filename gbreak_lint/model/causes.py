@@ -16,7 +16,7 @@ from .frame_values import constant_display
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, star_arguments
+from .values import PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -240,10 +240,25 @@ class CauseMatcher:
     def _opaque_method(self, node: cst.Call) -> str | None:
         """The method name of `fh.write(...)` when `fh` holds an object Dynamo cannot trace."""
         func = node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                and func.value.value in self.b.opaque_objects:
+        if not isinstance(func, cst.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value in self.b.opaque_objects:
             return func.attr.value
-        return None
+        made_by = self._global_made_by(receiver) or self._self_attribute_made_by(receiver)
+        return func.attr.value if made_by in self.k.opaque_object_factories else None
+
+    def _self_attribute_made_by(self, expr: cst.BaseExpression) -> str | None:
+        """The factory of the object `self.<attr>` holds, from the class's `__init__`
+        (`self.context_var = ContextVar(name)`)."""
+        cls = self.b.resolver.cls
+        if cls is None or not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                               and expr.value.value == "self"):
+            return None
+        found = self.env.project.class_attribute(cls, expr.attr.value)
+        if found is None or not isinstance(found[1], cst.Call):
+            return None
+        return self.env.project.qualify(found[1].func, self.env.project.modules[found[0].module])
 
     def is_logger(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(expr, cst.Call):
@@ -544,6 +559,7 @@ class CauseMatcher:
                 return None
             names = tuple(sorted(set(value.names) | stored))
             kept = tuple((k, v) for k, v in value.values if k not in stored)  # a key it stores holds something else
+            kept += tuple(self._constant_stores(arg.value.value, node).items())
             found = Keywords(found.names + names, found.tensors + value.tensors, found.values + kept)
         return found, items
 
@@ -563,6 +579,25 @@ class CauseMatcher:
                 return None
             keys |= looped  # `for k in ("use_cache", ...): kwargs[k] = v`
         return keys
+
+    def _constant_stores(self, name: str, call: cst.Call) -> dict[str, Const]:
+        """Keys of the dict `name` this function sets to a literal once, in a statement of its
+        own body before `call` (`kwargs["output_hidden_states"] = True` in a decorator's
+        wrapper): the callee gets that value."""
+        function = self.b.function.node
+        stores = self.env.node_memo(f"stores_into:{name}", function, lambda: _stores_into(function, name))
+        once = {k.value for k in (literal(key) for key in stores if key is not None) if k is not None}
+        counts = {k: sum(1 for key in stores if key is not None and literal(key) == Const(k)) for k in once}
+        found: dict[str, Const] = {}
+        line = self.b.line(call)
+        for stmt in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
+            if self.b.line(stmt) >= line:
+                break
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                key, value = _literal_store(small, name)
+                if key is not None and value is not None and counts.get(key) == 1:
+                    found[key] = value
+        return found
 
     def _loop_strings(self, name: cst.Name) -> set[str] | None:
         """The strings a `for` loop of this function binds `name` to, when it iterates a
@@ -768,12 +803,26 @@ class CauseMatcher:
         self.env.frame(key)
         self.b.emit(EventKind.CALL, item, target=key, mode=CallMode.INLINE)
 
+    def _global_made_by(self, item: cst.BaseExpression) -> str | None:
+        """The factory of the object a module-level name holds, when the name is never
+        rebound (`_lock = threading.Lock()`)."""
+        if not isinstance(item, cst.Name) or item.value in self.b.scope.tensors:
+            return None
+        module = self.b.module
+        value = module.values.get(item.value)
+        if not isinstance(value, cst.Call) or item.value in module.reassigned:
+            return None
+        return self.env.project.qualify(value.func, module)
+
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""
         b = self.b
         func = item.func if isinstance(item, cst.Call) else item
         qual = b.resolver.qualify(func)
         line = b.line(with_node)
+        made_by = self._global_made_by(item)
+        if made_by in self.k.breaking_context_managers:  # `with _lock:`, `_lock = threading.Lock()`
+            qual = made_by
         if qual in self.k.breaking_context_managers:
             rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)
             if rule is not None:
@@ -828,6 +877,20 @@ def _loops_binding(node: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     for child in children(node):
         found += _loops_binding(child, name)
     return found
+
+
+def _literal_store(small: cst.BaseSmallStatement, name: str) -> tuple[str | None, Const | None]:
+    """`name["key"] = <literal>`: the key and the constant."""
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None, None
+    target = small.targets[0].target
+    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name
+            and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)):
+        return None, None
+    key = literal(target.slice[0].slice.value)
+    if key is None or not isinstance(key.value, str):
+        return None, None
+    return key.value, literal(small.value)
 
 
 def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:
