@@ -64,6 +64,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.configs: list[ConfigSet] = []
         self.wrapped: list[WrappedCompile] = []
         self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
+        self.called_at_once: set[int] = set()  # id(call) of calls called where they are made: `f(a)(x)`
 
     # -- helpers ---------------------------------------------------------------------
     @property
@@ -81,7 +82,8 @@ class _EntryFinder(cst.CSTVisitor):
         if fn is not None:
             assigned = self.assigned.get(id(node))
             called_as = assigned or (fn.name if how.endswith("decorator") else None) or \
-                (instance.value if isinstance(instance, cst.Name) else None)
+                (instance.value if isinstance(instance, cst.Name) else None) or \
+                (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once else None)
             self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how,
                                            self.module.parsed.span(node), assigned,
                                            cls.qualname if cls is not None else None, called_as,
@@ -187,6 +189,8 @@ class _EntryFinder(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Call):  # `torch.compile(Net(), ...)(x)`: the call site of an entry
+            self.called_at_once.add(id(func))
         self._reorderable(node)
         self._config_patch(node)
         qual = self.qualify(func)
@@ -251,6 +255,14 @@ class _EntryFinder(cst.CSTVisitor):
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+
+
+CALLED_AT_ONCE = "@"  # `called_as` of a compiled object called where it is made (no name)
+
+
+def called_at_once(span: Span) -> str:
+    """The `called_as` of a compile call called at once: where it is (a name never has '@')."""
+    return f"{CALLED_AT_ONCE}{span.line}:{span.column}"
 
 
 def _unpacked(target, value) -> list[tuple]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..index.entries import EntryPoint
+from ..index.entries import CALLED_AT_ONCE, EntryPoint, called_at_once
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..walk import walk
@@ -165,7 +165,10 @@ def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, 
                 found.append((node, any(strict), dict(scopes[-1]) if len(scopes) > 1 else {}))
 
     def _calls(func: cst.BaseExpression, name: str) -> bool:
-        """`name(...)`, or `torch.compile(name, ...)(...)` called at once."""
+        """`name(...)`, or `torch.compile(name, ...)(...)` called at once (`name`: the
+        compile call's position, when what it compiles has no name: `torch.compile(Net())(x)`)."""
+        if name.startswith(CALLED_AT_ONCE):
+            return isinstance(func, cst.Call) and called_at_once(module.parsed.span(func)) == name
         if isinstance(func, cst.Call) and func.args and project.qualify(func.func, module) in knowledge.compile_functions:
             func = func.args[0].value
         return isinstance(func, cst.Name) and func.value == name
