@@ -27,6 +27,8 @@ TOP_KEYS = frozenset(REQUIRED) | {"gb_codes", "docs", "torch", "suggestion", "fi
 FIX_KEYS = frozenset({"safety", "description", "rewrite"})
 FIX_SAFETIES = ("none", "safe", "unsafe")
 GB_CODE_RE = re.compile(r"^GB\d{4}$")
+# operand facts a rule's Dynamo code may depend on (model/causes.py, model/trace.py read them)
+GB_CODE_WHEN = ("integer_receiver", "numpy_argument", "numpy_receiver", "closes_over")
 DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 PACKAGE = Path(__file__).resolve().parent
@@ -207,9 +209,8 @@ def _validate(path: Path, data: dict) -> None:
     if not TORCH_SHOWS_RE.match(str(data.get("torch_shows", "gb_code"))):
         raise CatalogError(f"{path}: torch_shows must match {TORCH_SHOWS_RE.pattern}")
     when = data.get("gb_code_when") or {}
-    if set(when) - {"integer_receiver", "numpy_argument", "numpy_receiver"} or \
-            any(code not in (data.get("gb_codes") or ()) for code in when.values()):
-        raise CatalogError(f"{path}: gb_code_when takes integer_receiver / numpy_argument / numpy_receiver -> one of gb_codes")
+    if set(when) - set(GB_CODE_WHEN) or any(code not in (data.get("gb_codes") or ()) for code in when.values()):
+        raise CatalogError(f"{path}: gb_code_when takes {' / '.join(GB_CODE_WHEN)} -> one of gb_codes")
     expected_docs = [DOCS_URL.format(str(c).lower()) for c in data.get("gb_codes") or ()]
     if data.get("docs", expected_docs) != expected_docs:
         raise CatalogError(f"{path}: docs must link the pages of gb_codes: {expected_docs}")

@@ -91,6 +91,8 @@ class CauseCheck(Vocab):
     FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run at all
     UNINITIALIZED_MODULE = "uninitialized_module"  # nn.Module.__init__ in a constructor compiled alone
     BUFFER_REASSIGN = "buffer_reassign"  # `self.buf = self.buf.to(...)` on an nn.Buffer attribute
+    # a generator expression with a break inside, which Dynamo cannot rebuild to break at its consumer
+    GENERATOR_REBUILD = "generator_rebuild"
 
 
 class Fate(Vocab):

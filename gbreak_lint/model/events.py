@@ -11,7 +11,7 @@ from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope
-from .frame_values import FrameValues
+from .frame_values import FrameValues, assigned_names
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .values import Obj, Seq
@@ -487,7 +487,14 @@ class FrameBuilder:
         source = Comprehension(node, self.function, line, not self._wrappable_iterator(node.for_in.iter))
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
-        self.emit(EventKind.CALL, node, target=key, mode=mode)
+        self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self._own_variables()))
+
+    def _own_variables(self) -> frozenset[str]:
+        """The frame's parameters and the names it binds (a comprehension reading one gets it
+        as a cell)."""
+        fn = self.function
+        return self.env.node_memo("own_variables", fn.node, lambda: frozenset(
+            {p.name for p in fn.params} | assigned_names(fn.node.body)))
 
     def _wrappable_iterator(self, iterable: cst.BaseExpression) -> bool:
         """Would Dynamo wrap `iter(iterable)` as an argument of a frame? It models only

@@ -321,6 +321,8 @@ class Tracer:
             fate = Fate.SKIPPED if fate != Fate.PARTIAL else fate
         outcome = Outcome.of(fate, is_resume)
         site.outcomes.add(outcome)
+        if blame.kind == BlockKind.GENERATOR:
+            self._generator_not_rebuilt(info, ev, chain, entry, outcome)
         known = self.frames.get((info.qualname, outcome))
         if known is None or (known.site.condition and not site.condition):  # unconditional outcomes win
             self.frames[(info.qualname, outcome)] = FrameOutcome(
@@ -329,6 +331,19 @@ class Tracer:
         because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
+
+    def _generator_not_rebuilt(self, info: FrameInfo, call: Event, chain, entry: str, outcome) -> None:
+        """A break inside a generator expression: Dynamo tries to rebuild the generator to
+        break at its consumer instead, and cannot (measured: GB0091 "Read uninitialized cell"
+        when it reads the frame's variables, GB8335 "Generator reconstruction with mutations"
+        when not); a generator function is not rebuilt and reports nothing more."""
+        rule = self.env.checks.get(CauseCheck.GENERATOR_REBUILD)
+        if rule is None or call.target is None or ".<genexpr>@" not in call.target.qualname:
+            return
+        code = rule.gb_code_when.get("closes_over", rule.gb_code) if call.closes_over else rule.gb_code
+        event = replace(call, kind=EventKind.BREAK, rule=rule.code, gb_code=code,
+                        break_kind=BreakKind.UNRESUMABLE, target=None, mode=CallMode.INLINE, hits=1)
+        self._hit(info, event, chain + (_link(info, event),), entry).outcomes.add(outcome)
 
     def _rest_eagerly(self, info: FrameInfo, start: int, chain, entry: str, because: str = "") -> None:
         """events[start:] run eagerly: each call they make is compiled as a frame of its own."""

@@ -70,6 +70,7 @@ class Event:
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
+    closes_over: bool = False  # a generator expression reading the frame's own variables (cells)
 
     @property
     def line(self) -> int:
