@@ -71,6 +71,9 @@ class Callables:
         module = self.project.modules[fn.module]
         parent = self.project.function(fn.parent_function) if fn.parent_function else None
         for dec in reversed(fn.decorators):
+            if self.project.qualify(dec.decorator, module, parent) == "builtins.classmethod":
+                result = FnValue(result.qualname, result.captured, result.skip + 1, result.constants)
+                continue  # `Cls.method(x)`: the class is bound to its first parameter
             deco = self.value(dec.decorator, module, parent, {}, {}, depth + 1)
             if deco is not None:
                 result = self.apply(deco, [result]) or result
