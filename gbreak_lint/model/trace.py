@@ -226,17 +226,28 @@ class Tracer:
                 path += inlined.chain
             if _caught(path[-1][1], path):  # the exception is handled in the trace: no break
                 continue
+            if not_taken or not any(e.condition for _, e in path):
+                return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
+                                          entry, strict_entry)
+            # the break lies behind a condition the source does not decide: where it holds, the
+            # frame resumes after it (or stops); where it does not, the same compilation goes on.
+            # The two are different runs: what one compiled, the other compiles again.
+            compiled = self._compiled_state()
             after = self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
                                        entry, strict_entry)
-            if not_taken or not any(e.condition for _, e in path):
-                return after
-            # the break lies behind a condition the source does not decide: where it holds, the
-            # frame resumes after it (or stops); where it does not, the same compilation goes on
             if after is not None:
                 self._resumes(info, after, chain, entry, strict_entry)
+            self._restore_compiled(compiled)
             not_taken, i, ops = True, i - 1, ops - inlined_ops
             self.quiet_hits += 1  # sites both worlds reach are traced in one of them
         return None
+
+    def _compiled_state(self) -> tuple:
+        return ({k: set(v) for k, v in self.compiled.items()}, {k: set(v) for k, v in self.values_seen.items()},
+                self.generalized)
+
+    def _restore_compiled(self, state: tuple) -> None:
+        self.compiled, self.values_seen, self.generalized = state
 
     def _resumes(self, info: FrameInfo, resume: "_Resume | None", chain, entry, strict_entry) -> None:
         while resume is not None:
@@ -449,8 +460,8 @@ class Tracer:
         if site is None:
             site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry,  # type: ignore[arg-type]
                                                 condition=condition)
-        elif not condition:  # reached unconditionally as well
-            site.condition = ""
+        elif not condition and site.condition:  # reached unconditionally as well: by this chain
+            site.condition, site.chain, site.entry = "", chain, entry
         if self.quiet_hits and site.times_traced:
             return site
         site.times_traced += ev.hits
