@@ -375,7 +375,7 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
 # frozen, plain snapshots of them, which is what crosses processes and what checks read.
 def _freeze(r: SiteRecord) -> Site:
     return Site(rule=r.rule, gb_code=r.gb_code, path=r.path, span=r.event.span, function=r.frame.qualname,
-                frame_name=r.frame.name, times_traced=r.times_traced, chain=r.chain, entry=r.entry,
+                frame_name=r.frame.name, times_traced=r.hits, chain=r.chain, entry=r.entry,
                 outcomes=frozenset(r.outcomes), detail=r.event.detail, condition=r.condition)
 
 

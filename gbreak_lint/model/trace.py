@@ -41,6 +41,13 @@ class SiteRecord:
     times_traced: int = 0
     outcomes: set = field(default_factory=set)
     condition: str = ""  # "" once any trace reaches it unconditionally
+    conditional_hits: int = 0  # traces of it in runs where an unknown condition holds
+
+    @property
+    def hits(self) -> int:
+        """Traces of it in the run where the unknown conditions do not hold (the usual one),
+        or, reached only where one holds, in that run."""
+        return self.times_traced or self.conditional_hits
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ class Tracer:
         self.nested = nested_graph_breaks
         self.compiled: dict[str, set[str]] = {}  # code object -> module instances compiled for
         self.generalized = False  # Dynamo stopped specialising on module instances
-        self.quiet_hits = 0  # > 0: tracing where a condition did not hold, after where it did
+        self.worlds: list[str] = []  # the conditions the run being traced assumes
         self.sites: dict[tuple, SiteRecord] = {}
         self.frames: dict[tuple, FrameOutcome] = {}
         self.strict_errors: list[StrictError] = []
@@ -178,12 +185,8 @@ class Tracer:
             self._trace(info, chain, entry, strict_entry)
 
     def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
-        quiet = self.quiet_hits
-        try:
-            self._resumes(info, self._segment(info, _Resume(0, False), False, chain, entry, strict_entry),
-                          chain, entry, strict_entry)
-        finally:
-            self.quiet_hits = quiet
+        self._resumes(info, self._segment(info, _Resume(0, False), False, chain, entry, strict_entry),
+                      chain, entry, strict_entry)
 
     # -- one compilation -------------------------------------------------------------
     def _segment(self, info: FrameInfo, resume: "_Resume", is_resume: bool, chain, entry, strict_entry):
@@ -233,13 +236,16 @@ class Tracer:
             # frame resumes after it (or stops); where it does not, the same compilation goes on.
             # The two are different runs: what one compiled, the other compiles again.
             compiled = self._compiled_state()
-            after = self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
-                                       entry, strict_entry)
-            if after is not None:
-                self._resumes(info, after, chain, entry, strict_entry)
+            self.worlds.append(_all_of(e.condition for _, e in path))  # what is reached there needs it
+            try:
+                after = self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
+                                           entry, strict_entry)
+                if after is not None:  # compiled like any resume function: if it holds a tensor
+                    self._resumes(info, replace(after, conditional=False), chain, entry, strict_entry)
+            finally:
+                self.worlds.pop()
             self._restore_compiled(compiled)
             not_taken, i, ops = True, i - 1, ops - inlined_ops
-            self.quiet_hits += 1  # sites both worlds reach are traced in one of them
         return None
 
     def _compiled_state(self) -> tuple:
@@ -455,16 +461,17 @@ class Tracer:
         # Dynamo names a break site by line and break type: two breaks of one kind on one
         # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
-        condition = _all_of(link.condition for link in chain)
+        condition = _all_of([*self.worlds, *(link.condition for link in chain)])
         site = self.sites.get(key)
         if site is None:
             site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry,  # type: ignore[arg-type]
                                                 condition=condition)
         elif not condition and site.condition:  # reached unconditionally as well: by this chain
             site.condition, site.chain, site.entry = "", chain, entry
-        if self.quiet_hits and site.times_traced:
-            return site
-        site.times_traced += ev.hits
+        if self.worlds:  # counted only if no run without the condition reaches it (see hits)
+            site.conditional_hits += ev.hits
+        else:
+            site.times_traced += ev.hits
         return site
 
 
