@@ -20,6 +20,9 @@ from .values import Const, Keywords
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
 MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
+# a run split at a break behind an unknown condition (taken / not taken) is split again inside
+# the taken one at most this deep: k such breaks in a row cost O(k) traces, not 2**k
+MAX_SPLIT_RUNS = 1
 # Calls Dynamo inlines with nested graph breaks allowed (inline_user_function_return with
 # allow_nested_graph_breaks=True: user functions, methods, properties, module calls).
 NESTING_CALLS = frozenset({CallMode.INLINE, CallMode.COMPREHENSION, CallMode.ATTRIBUTE})
@@ -229,7 +232,7 @@ class Tracer:
                 path += inlined.chain
             if _caught(path[-1][1], path):  # the exception is handled in the trace: no break
                 continue
-            if not_taken or not any(e.condition for _, e in path):
+            if not_taken or len(self.worlds) >= MAX_SPLIT_RUNS or not any(e.condition for _, e in path):
                 return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
                                           entry, strict_entry)
             # the break lies behind a condition the source does not decide: where it holds, the
