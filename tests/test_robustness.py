@@ -1,6 +1,7 @@
 """Never crash, never hang: pathological inputs and generated programs (a short fuzz run)."""
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,38 @@ def test_yaml_rules_are_loaded_safely(project, capsys, tmp_path):
     project("m.py", "x = 1\n")
     code, _, err = run(capsys, "check", project.root)
     assert code == 2 and "cannot load rule" in err and not marker.exists()
+
+
+def test_chains_of_unknown_conditions_terminate(project, capsys):
+    """Each `if <unknown>: print()` splits the run in two (taken / not taken); forty of them in a
+    chain of calls must stay linear, not 2**40 traces."""
+    parts = ["import os", "import torch", ""]
+    for i in range(40):
+        nxt = f"f{i + 1}(x)" if i < 39 else "x.sum().item()"
+        parts += [f"def f{i}(x):", f"    if os.environ.get('A{i}'):", f"        print('a{i}')",
+                  f"    y = {nxt}", "    return x", ""]
+    parts += ["@torch.compile", "def entry(x):", "    return f0(x)", ""]
+    project("m.py", "\n".join(parts))
+    doc = run_json(capsys, project.root)
+    codes = [d["code"] for d in doc["diagnostics"] if d["kind"] == "graph-break"]
+    assert "GBL307" in codes and codes.count("GBL303") == 40
+
+
+def test_many_files_with_one_name_are_named_linearly():
+    """Thousands of `main.py` (generated programs, notebooks exported per folder) get distinct
+    import names without a quadratic search for a free suffix."""
+    from gbreak_lint.index.skeleton import module_names
+
+    paths = [Path(f"/p/case{i:05d}/main.py") for i in range(20000)]
+    signal.signal(signal.SIGALRM, _too_slow)
+    signal.alarm(30)  # linear: well under a second; the quadratic search took minutes
+    try:
+        names = module_names(paths)
+    finally:
+        signal.alarm(0)
+    assert len(set(names.values())) == 20000
+    assert names[str(paths[0])] == "main" and names[str(paths[2])] == "main#3"
+
+
+def _too_slow(signum, frame):
+    raise TimeoutError("module naming is not linear in the number of files")
