@@ -45,6 +45,7 @@ class SiteRecord:
     outcomes: set = field(default_factory=set)
     condition: str = ""  # "" once any trace reaches it unconditionally
     conditional_hits: int = 0  # traces of it in runs where an unknown condition holds
+    in_split_run: bool = False  # first reached in such a run (its condition assumes that one's)
 
     @property
     def hits(self) -> int:
@@ -203,7 +204,8 @@ class Tracer:
         if is_resume and not resume.in_chain and not resume.conditional and not events[start - 1].resume_has_tensors:
             self._rest_eagerly(info, start, chain, entry)
             return None
-        not_taken = False  # past a conditional break: breaks behind unknown conditions are not taken
+        # past a break behind unknown conditions, in the run where they do not hold: those conditions
+        not_taken: tuple[str, ...] = ()
         i = start - 1
         while i + 1 < len(events):
             i += 1
@@ -220,7 +222,7 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.mode == CallMode.EAGER and ev.target is not None:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
-            if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or not_taken and ev.condition):
+            if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or _behind(ev.condition, not_taken)):
                 continue
             path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
             if ev.kind == EventKind.CALL:
@@ -248,7 +250,7 @@ class Tracer:
             finally:
                 self.worlds.pop()
             self._restore_compiled(compiled)
-            not_taken, i, ops = True, i - 1, ops - inlined_ops
+            not_taken, i, ops = tuple(e.condition for _, e in path if e.condition), i - 1, ops - inlined_ops
         return None
 
     def _compiled_state(self) -> tuple:
@@ -270,10 +272,10 @@ class Tracer:
         return rule is not None and rule.unless_config in self.env.knowledge.fullgraph_enables
 
     def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False,
-                not_taken: bool = False) -> _Inlined:
+                not_taken: tuple[str, ...] = ()) -> _Inlined:
         """Inline a call as Dynamo does: the callee's ops, up to its first break.
-        `not_taken`: breaks behind conditions the source does not decide are passed over."""
-        if not_taken and call.condition:
+        `not_taken`: conditions that do not hold in this run; what lies behind them is passed over."""
+        if _behind(call.condition, not_taken):
             return _Inlined(0)
         info = self.env.frame(call.target)  # type: ignore[arg-type]  # a call event names its target
         # recursion is cut where a frame calls itself with the same inputs; with other constant
@@ -285,7 +287,7 @@ class Tracer:
             if ev.kind == EventKind.OP:
                 ops += 1
             elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
-                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or not_taken and ev.condition:
+                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or _behind(ev.condition, not_taken):
                     continue
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
@@ -468,14 +470,40 @@ class Tracer:
         site = self.sites.get(key)
         if site is None:
             site = self.sites[key] = SiteRecord(ev.rule, ev.gb_code, frame.path, ev, frame, chain, entry,  # type: ignore[arg-type]
-                                                condition=condition)
-        elif not condition and site.condition:  # reached unconditionally as well: by this chain
-            site.condition, site.chain, site.entry = "", chain, entry
+                                                condition=condition, in_split_run=bool(self.worlds))
+        elif site.condition and (not condition or site.in_split_run and not self.worlds):
+            # reached unconditionally as well, or in the usual run where the first reach was in
+            # a run assuming a condition (whose own condition may contradict it): by this chain
+            site.condition, site.chain, site.entry, site.in_split_run = condition, chain, entry, False
         if self.worlds:  # counted only if no run without the condition reaches it (see hits)
             site.conditional_hits += ev.hits
         else:
             site.times_traced += ev.hits
         return site
+
+
+def _behind(condition: str, not_taken: tuple[str, ...]) -> bool:
+    """In the run past a break behind unknown conditions where they do not hold (`not_taken`),
+    whether an event lies behind an `if` test that run does not take: the usual run takes no
+    branch on an unknown value (as `guards_not_taken` assumes of guards), only `else` sides
+    (`not (...)`)."""
+    return bool(not_taken) and any(not (c.startswith("not (") and c.endswith(")")) for c in _components(condition))
+
+
+def _components(condition: str) -> list[str]:
+    """A chain of conditions split at the ` and ` that joins them (not inside parentheses)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(condition):
+        ch = condition[i]
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and condition.startswith(" and ", i):
+            parts.append(condition[start:i])
+            start = i = i + 5
+            continue
+        i += 1
+    tail = condition[start:]
+    return [p for p in parts + [tail] if p]
 
 
 def _all_of(conditions) -> str:
