@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 
 import libcst as cst
@@ -586,8 +587,7 @@ class CauseMatcher:
         wrapper): the callee gets that value."""
         function = self.b.function.node
         stores = self.env.node_memo(f"stores_into:{name}", function, lambda: _stores_into(function, name))
-        once = {k.value for k in (literal(key) for key in stores if key is not None) if k is not None}
-        counts = {k: sum(1 for key in stores if key is not None and literal(key) == Const(k)) for k in once}
+        counts = Counter(k.value for k in map(literal, (key for key in stores if key is not None)) if k is not None)
         found: dict[str, Const] = {}
         line = self.b.line(call)
         for stmt in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
@@ -806,8 +806,8 @@ class CauseMatcher:
     def _global_made_by(self, item: cst.BaseExpression) -> str | None:
         """The factory of the object a module-level name holds, when the name is never
         rebound (`_lock = threading.Lock()`)."""
-        if not isinstance(item, cst.Name) or item.value in self.b.scope.tensors:
-            return None
+        if not isinstance(item, cst.Name) or item.value in self.b.own_variables():
+            return None  # a local of the same name
         module = self.b.module
         value = module.values.get(item.value)
         if not isinstance(value, cst.Call) or item.value in module.reassigned:

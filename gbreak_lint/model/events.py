@@ -487,9 +487,9 @@ class FrameBuilder:
         source = Comprehension(node, self.function, line, not self._wrappable_iterator(node.for_in.iter))
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
-        self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self._own_variables()))
+        self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self.own_variables()))
 
-    def _own_variables(self) -> frozenset[str]:
+    def own_variables(self) -> frozenset[str]:
         """The frame's parameters and the names it binds (a comprehension reading one gets it
         as a cell)."""
         fn = self.function
