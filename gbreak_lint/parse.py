@@ -7,6 +7,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -31,13 +32,13 @@ class ParsedModule:
     `TREES.scope()` (a tree used in the scope is kept until it closes).
     """
 
-    __slots__ = ("path", "text", "_own", "_spans", "__weakref__")
+    __slots__ = ("path", "text", "_own", "_cpython", "__weakref__")
 
     def __init__(self, path: Path, module: cst.Module | None, text: str):
         self.path = path
         self.text = text  # the decoded source, for cheap text pre-filters
         self._own = _Tree(module, len(text), self) if module is not None else None
-        self._spans: list | None = None
+        self._cpython: _CPythonFacts | None = None
 
     def __getstate__(self):  # crossing to another process: the text, never the tree
         return (self.path, self.text)
@@ -45,7 +46,7 @@ class ParsedModule:
     def __setstate__(self, state) -> None:
         self.path, self.text = state
         self._own = None
-        self._spans = None
+        self._cpython = None
 
     def definition(self, ordinal: int, def_line: int):
         """The `ordinal`-th def/class node (see `definitions()`). From the module's tree when
@@ -61,9 +62,16 @@ class ParsedModule:
         """(start offset, end offset, name, line of `def`/`class`, first line with decorators, last
         line) of every definition, in the order of `definitions()`, from CPython's parser (cheap);
         [] when it cannot say."""
-        if self._spans is None:
-            self._spans = _definition_spans(self.text)
-        return self._spans
+        return self._cpython_facts().spans
+
+    def torch_alias(self) -> str | None:
+        """The name `torch` is imported under at module level (`import torch [as t]`)."""
+        return self._cpython_facts().torch_alias
+
+    def _cpython_facts(self) -> "_CPythonFacts":
+        if self._cpython is None:
+            self._cpython = _cpython_facts(self.text)
+        return self._cpython
 
     def _tree(self) -> "_Tree":
         return self._own if self._own is not None else TREES.entry(self)
@@ -207,7 +215,7 @@ class TreeStore:
     def entry(self, parsed: ParsedModule) -> _Tree:
         tree = self._find(id(parsed), parsed)
         if tree is None:
-            tree = self._keep(parsed, _Tree(cst.parse_module(parsed.text), len(parsed.text), parsed))
+            tree = self._keep(parsed, _Tree(parse_module(parsed.text), len(parsed.text), parsed))
         if self._scopes:
             self._scopes[-1].setdefault(id(parsed), tree)
         return tree
@@ -352,6 +360,22 @@ def definition_lines(parsed: ParsedModule, definitions: list) -> list[int]:
     return [parsed.line(d.name) for d in definitions]
 
 
+def parse_module(source: str | bytes) -> cst.Module:
+    """`libcst.parse_module` without validating each node it makes (`CSTNode.__post_init__`):
+    the grammar has just guaranteed what validation checks, and it cost a tenth of every
+    parse (libcst's own PERF note there says as much). Nodes our code builds are still checked."""
+    saved = cst.CSTNode.__post_init__
+    cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign, assignment]
+    try:
+        return cst.parse_module(source)
+    finally:
+        cst.CSTNode.__post_init__ = saved  # type: ignore[method-assign]
+
+
+def _unchecked(node: cst.CSTNode) -> None:
+    pass
+
+
 @dataclass(frozen=True)
 class ParseOutcome:
     parsed: ParsedModule | None = None
@@ -383,7 +407,7 @@ def parse_source(path: Path, data: bytes) -> ParseOutcome:
         if refused is not None:
             return refused
     try:
-        module = cst.parse_module(data)
+        module = parse_module(data)
     except cst.ParserSyntaxError as err:
         return ParseOutcome(diagnostic=_syntax_diagnostic(path, err))
     except (UnicodeDecodeError, LookupError) as err:
@@ -424,33 +448,54 @@ def _syntax_diagnostic(path: Path, err: cst.ParserSyntaxError) -> Diagnostic:
     )
 
 
-def _definition_spans(text: str) -> list:
-    """See ParsedModule.definition_spans: CPython's tree walked like `_collect_definitions`."""
-    if "\r" in text:  # CPython counts a lone \r as a line end; offsets below count \n only
-        return []
+class _CPythonFacts(NamedTuple):
+    spans: list  # see ParsedModule.definition_spans
+    torch_alias: str | None
+
+
+def _cpython_facts(text: str) -> _CPythonFacts:
+    """What CPython's tree of the module tells cheaply (one parse, a fraction of libcst's)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _CPythonFacts([], None)
+    return _CPythonFacts(_definition_spans(tree, text), _torch_alias(tree))
+
+
+def _definition_spans(tree: ast.Module, text: str) -> list:
+    """CPython's tree walked like `_collect_definitions`."""
+    if "\r" in text:  # CPython counts a lone \r as a line end; offsets below count \n only
         return []
-    starts = [0] + _line_starts(text)
     out: list = []
-
-    def visit(statements) -> None:
-        for stmt in statements:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
-                last = stmt.end_lineno or stmt.lineno
-                end = starts[last] - 1 if last < len(starts) else len(text)
-                out.append((starts[first - 1], end, stmt.name, stmt.lineno, first, last))
-            for field in ("body", "handlers", "cases", "orelse", "finalbody"):
-                for item in getattr(stmt, field, None) or ():
-                    if isinstance(item, (ast.ExceptHandler, ast.match_case)):
-                        visit(item.body)
-                    elif isinstance(item, ast.stmt):
-                        visit((item,))
-
-    visit(tree.body)
+    _visit_definitions(tree.body, [0] + _line_starts(text), len(text), out)
     return out
+
+
+def _visit_definitions(statements, starts: list[int], size: int, out: list) -> None:
+    for stmt in statements:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
+            last = stmt.end_lineno or stmt.lineno
+            end = starts[last] - 1 if last < len(starts) else size
+            out.append((starts[first - 1], end, stmt.name, stmt.lineno, first, last))
+        for field in ("body", "handlers", "cases", "orelse", "finalbody"):
+            for item in getattr(stmt, field, None) or ():
+                if isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                    _visit_definitions(item.body, starts, size, out)
+                elif isinstance(item, ast.stmt):
+                    _visit_definitions((item,), starts, size, out)
+
+
+def _torch_alias(tree: ast.Module) -> str | None:
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.Import):
+            continue
+        for alias in stmt.names:
+            if alias.name == "torch":
+                return alias.asname or "torch"
+            if alias.name.startswith("torch.") and alias.asname is None:
+                return "torch"  # `import torch._dynamo` binds `torch` too
+    return None
 
 
 def _line_starts(text: str) -> list[int]:
@@ -472,7 +517,7 @@ def _parse_definition(parsed: ParsedModule, ordinal: int, def_line: int) -> "_Tr
     source = parsed.text[start:end]
     indented = source[:1] in (" ", "\t")
     try:
-        module = cst.parse_module("if 1:\n" + source if indented else source)
+        module = parse_module("if 1:\n" + source if indented else source)
     except Exception:  # noqa: BLE001 - any parser complaint: parse the whole module instead
         return None
     node: cst.CSTNode | None = module.body[0] if module.body else None

@@ -78,6 +78,7 @@ def _pickling_hooks():
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
 CHUNKS_PER_WORKER = 16  # runs of neighbouring items (shared imports), short enough to end the workers together
 POOL_ROUNDS = 4  # fresh workers this many times per stage: bounds what each one's memory grows to
+TASKS_PER_COLLECTION = 32
 WORKER_TREE_BUDGET = 1_000_000  # source characters of trees a worker keeps between tasks (~50 bytes each;
 # mostly single definitions since traces parse those alone: 1M measured as fast as 2M, 100 MB less)
 
@@ -199,11 +200,14 @@ def _task_one(i: int) -> tuple[TaskResult, object, frozenset[str]]:
         result = run_task(project, _SHARED["knowledge"], _SHARED["catalog"], _SHARED["tasks"][i], frames)
         after = _SHARED["with_trees"]
         done = result, after(result) if after is not None else None, frozenset(reads)
-    # A task's frame builders hold reference cycles (builder <-> cause matcher, bound-method
-    # callbacks) that keep the traced functions' subtrees alive; with the collector paused they
-    # piled up to gigabytes on a large library. One young-generation pass frees them: it looks
-    # only at what this task allocated (workers freeze what they inherit, see _worker_start).
-    gc.collect(0)
+    # The collector is paused (`paused_gc`). Frame builders break their own reference cycles
+    # (`FrameBuilder._release`); the few left (closures of library code) are collected now and
+    # then: a young-generation pass costs what was allocated since the last one and still lives
+    # (the trees a worker keeps), so after every task it was a twentieth of the task time.
+    _SHARED["tasks_since_collection"] = _SHARED.get("tasks_since_collection", 0) + 1
+    if _SHARED["tasks_since_collection"] >= TASKS_PER_COLLECTION:
+        _SHARED["tasks_since_collection"] = 0
+        gc.collect(0)
     return done
 
 

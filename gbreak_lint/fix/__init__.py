@@ -13,7 +13,7 @@ import libcst as cst
 from ..diagnostics import Diagnostic
 from ..parse import ParsedModule
 from ..registry import REWRITES
-from ..walk import walk
+from ..walk import children
 
 
 def try_rewrite(parsed: ParsedModule, d: Diagnostic, rewrite: str) -> cst.Module | None:
@@ -47,23 +47,25 @@ def enclosing(parsed: ParsedModule, line: int, kinds: tuple) -> list[cst.CSTNode
     """Nodes of the given types whose lines contain `line`, outermost first, inside the
     innermost def/class holding the line (the module at module level). Only the nodes around
     `line` are visited, and only that definition's positions are computed."""
-    found = []
     innermost = parsed.innermost_definition(line, alone=dry_run())  # a dry run edits no tree
     root, positions = innermost if innermost is not None else (parsed.module, parsed.positions)
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            if node is root and isinstance(node, cst.Module):
-                return True
-            r = positions.raw_or_none(node)
-            if r is None or not r[0] <= line <= r[2]:
-                return False  # whitespace, or a node elsewhere: nothing inside it holds the line
-            if isinstance(node, kinds):
-                found.append(node)
-            return True
-
-    walk(root, V())
+    found: list[cst.CSTNode] = []
+    if isinstance(root, cst.Module):
+        for child in children(root):
+            _around(child, positions, line, kinds, found)
+    else:
+        _around(root, positions, line, kinds, found)
     return found
+
+
+def _around(node: cst.CSTNode, positions, line: int, kinds: tuple, found: list) -> None:
+    r = positions.raw_or_none(node)
+    if r is None or not r[0] <= line <= r[2]:
+        return  # whitespace, or a node elsewhere: nothing inside it holds the line
+    if isinstance(node, kinds):
+        found.append(node)
+    for child in children(node):
+        _around(child, positions, line, kinds, found)
 
 
 def positions_around(parsed: ParsedModule, line: int):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..registry import REWRITES
-from . import enclosing, replace_node
+from . import dry_run, enclosing, replace_node
 
 
 @REWRITES.register("GBL401")
@@ -32,5 +32,7 @@ def rewrite(parsed, d):
                             args=[a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                                   for a in kwargs[:-1]] + kwargs[-1:])
         new_line = line.with_changes(body=[cst.Expr(new_call)])
+        if dry_run():  # it applies; building it needs the whole module's tree
+            return new_line
         return replace_node(parsed.module, line, new_line)
     return None

@@ -65,6 +65,8 @@ class ClassInfo:
     attributes: Mapping[str, cst.BaseExpression]  # self.<attr> = <value> in any method
     init_locals: Mapping[str, tuple[cst.BaseExpression, ...]]  # `name = <value>` in __init__
     reassigned: frozenset[str] = frozenset()  # attributes assigned more than once (value not fixed)
+    # kept in the index: reading them off `node` would parse the whole class body again
+    decorators: tuple[cst.Decorator, ...] = ()
 
     @property
     def node(self) -> cst.ClassDef:
@@ -242,6 +244,7 @@ class _Collector:
                 attributes=MappingProxyType(data["attributes"]),
                 init_locals=MappingProxyType({k: tuple(v) for k, v in data["init_locals"].items()}),
                 reassigned=frozenset(a for a, n in data["counts"].items() if n > 1),
+                decorators=tuple(node.decorators),
             )
         return ModuleIndex(
             name=self.module, path=str(self.parsed.path), is_package=self.is_package,

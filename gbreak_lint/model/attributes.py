@@ -61,29 +61,33 @@ class HookRegistry:
         return [fn for k, fn in self.hooks.get(name, ()) if k == kind]
 
     def _collect(self, project, callables: Callables, module) -> None:
-        by_node = {fn.node: fn for fn in module.functions.values()}
-        stack: list[FunctionInfo | None] = [None]
-        hooks = self.hooks
+        walk(module.parsed.module, _HookCalls(callables, module, self.hooks))
 
-        class V(cst.CSTVisitor):
-            def visit_FunctionDef(self, node) -> None:
-                stack.append(by_node.get(node))
 
-            def leave_FunctionDef(self, node) -> None:
-                stack.pop()
+class _HookCalls(cst.CSTVisitor):
+    """`<owner>.register_forward_hook(fn)` calls of one module, with the function each is in."""
 
-            def visit_Call(self, node: cst.Call) -> None:
-                func = node.func
-                if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS and node.args):
-                    return
-                owner = func.value  # `net.block` / `self.block`, or a module held by a name
-                name = owner.attr.value if isinstance(owner, cst.Attribute) else \
-                    owner.value if isinstance(owner, cst.Name) else None
-                hook = callables.value(node.args[0].value, module, stack[-1], {}, {})
-                if hook is not None and name is not None:
-                    hooks.setdefault(name, []).append((HOOK_METHODS[func.attr.value], hook))
+    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue]]]):
+        self.callables, self.module, self.hooks = callables, module, hooks
+        self.by_node = {fn.node: fn for fn in module.functions.values()}
+        self.stack: list[FunctionInfo | None] = [None]
 
-        walk(module.parsed.module, V())
+    def visit_FunctionDef(self, node) -> None:
+        self.stack.append(self.by_node.get(node))
+
+    def leave_FunctionDef(self, node) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS and node.args):
+            return
+        owner = func.value  # `net.block` / `self.block`, or a module held by a name
+        name = owner.attr.value if isinstance(owner, cst.Attribute) else \
+            owner.value if isinstance(owner, cst.Name) else None
+        hook = self.callables.value(node.args[0].value, self.module, self.stack[-1], {}, {})
+        if hook is not None and name is not None:
+            self.hooks.setdefault(name, []).append((HOOK_METHODS[func.attr.value], hook))
 
 
 def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:

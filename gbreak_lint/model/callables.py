@@ -83,10 +83,8 @@ class Callables:
         """The function a class decorator puts in place of a method (`cls.forward = forward`,
         its own def, as transformers' `@use_experts_implementation` does), its cells holding
         the methods it read off the class first (`original_forward = cls.forward`)."""
-        if not _decorated_class(cls):
-            return None  # (reading the decorators off the tree parses the class: look at the text first)
         module = self.project.modules[cls.module]
-        for dec in cls.node.decorators:
+        for dec in cls.decorators:
             expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
             factory = self.project.function(self.project.qualify(expr, module))
             inner = [self.project.function(q) for q in factory.local_functions.values()] if factory else []
@@ -268,11 +266,3 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
     return None
 
 
-def _decorated_class(cls) -> bool:
-    """Does the class have decorators? Read off CPython's definition spans (cheap), which
-    start at the first decorator line; when they cannot say, assume it may."""
-    spans = cls.parsed.definition_spans()
-    if cls.ordinal >= len(spans):
-        return True
-    _start, _end, _name, def_line, first_line, _last = spans[cls.ordinal]
-    return first_line < def_line

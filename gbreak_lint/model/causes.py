@@ -710,7 +710,7 @@ class CauseMatcher:
         cls = self.env.project.klass(target.self_class) if target.instance else None
         if cls is None:
             return None
-        return "class" if self._decorated_with(cls.node.decorators, cls.module, self.k.disable_decorators) else None
+        return "class" if self._decorated_with(cls.decorators, cls.module, self.k.disable_decorators) else None
 
     def _decorated_with(self, decorators, module_name: str, names: frozenset[str]) -> bool:
         """Is one of the decorators (`@name` or `@name(...)`) one of `names`?"""

@@ -133,45 +133,52 @@ def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, 
     """Calls of `name(...)`, each with whether it runs inside `with error_on_graph_break(True)`
     (the program makes every break of that compile an error) and the plain `name = value`
     assignments of its function seen before it (what the arguments it passes were bound to)."""
-    found: list[tuple[cst.Call, bool, dict]] = []
-    strict: list[bool] = []
-    scopes: list[dict] = [{}]
+    finder = _NamedCalls(project, knowledge, module, name)
+    walk(module.parsed.module, finder)
+    return finder.found
 
-    def strict_item(item: cst.WithItem) -> bool:
+
+class _NamedCalls(cst.CSTVisitor):
+    def __init__(self, project, knowledge, module, name: str):
+        self.project, self.knowledge, self.module, self.name = project, knowledge, module, name
+        self.found: list[tuple[cst.Call, bool, dict]] = []
+        self.strict: list[bool] = []
+        self.scopes: list[dict] = [{}]
+
+    def visit_With(self, node: cst.With) -> None:
+        self.strict.append(any(self._strict_item(i) for i in node.items))
+
+    def leave_With(self, node: cst.With) -> None:
+        self.strict.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.append({})
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def leave_Assign(self, node: cst.Assign) -> None:  # after the calls in its value
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.scopes[-1][target.target.value] = node.value
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._calls(node.func):
+            self.found.append((node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {}))
+
+    def _strict_item(self, item: cst.WithItem) -> bool:
         call = item.item
-        return isinstance(call, cst.Call) and project.qualify(call.func, module) in knowledge.error_on_graph_break \
+        return isinstance(call, cst.Call) and \
+            self.project.qualify(call.func, self.module) in self.knowledge.error_on_graph_break \
             and not (call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False")
 
-    class V(cst.CSTVisitor):
-        def visit_With(self, node: cst.With) -> None:
-            strict.append(any(strict_item(i) for i in node.items))
-
-        def leave_With(self, node: cst.With) -> None:
-            strict.pop()
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            scopes.append({})
-
-        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-            scopes.pop()
-
-        def leave_Assign(self, node: cst.Assign) -> None:  # after the calls in its value
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    scopes[-1][target.target.value] = node.value
-
-        def visit_Call(self, node: cst.Call) -> None:
-            if _calls(node.func, name):
-                found.append((node, any(strict), dict(scopes[-1]) if len(scopes) > 1 else {}))
-
-    def _calls(func: cst.BaseExpression, name: str) -> bool:
+    def _calls(self, func: cst.BaseExpression) -> bool:
         """`name(...)`, or `torch.compile(name, ...)(...)` called at once (`name`: the
         compile call's position, when what it compiles has no name: `torch.compile(Net())(x)`)."""
+        name = self.name
         if name.startswith(CALLED_AT_ONCE):
-            return isinstance(func, cst.Call) and called_at_once(module.parsed.span(func)) == name
-        if isinstance(func, cst.Call) and func.args and project.qualify(func.func, module) in knowledge.compile_functions:
+            return isinstance(func, cst.Call) and called_at_once(self.module.parsed.span(func)) == name
+        if isinstance(func, cst.Call) and func.args and \
+                self.project.qualify(func.func, self.module) in self.knowledge.compile_functions:
             func = func.args[0].value
         return isinstance(func, cst.Name) and func.value == name
-
-    walk(module.parsed.module, V())
-    return found

@@ -15,7 +15,7 @@ from .frame_values import FrameValues, assigned_names
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .values import Obj, Seq
-from ..walk import children, walk
+from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
@@ -73,6 +73,19 @@ class FrameBuilder:
 
     # -- entry -----------------------------------------------------------------------
     def build(self) -> FrameInfo:
+        try:
+            return self._build()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Break the builder's reference cycles (its helpers hold it and each other through
+        bound-method callbacks): what it held, syntax trees included, is freed when the build
+        ends, by reference counting, with the cyclic collector paused during scans."""
+        self.values.release()
+        self.__dict__.clear()
+
+    def _build(self) -> FrameInfo:
         if isinstance(self.source, Comprehension):
             self._comprehension_body(self.source.node)
             name = COMPREHENSION_NAMES[type(self.source.node)]
@@ -605,23 +618,7 @@ def _expr_children(node: cst.CSTNode):
 
 def _own_return_lines(body, line_of) -> list[int]:
     """Lines of `return` statements in a loop body (not in nested defs)."""
-    lines: list[int] = []
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            return False
-
-        def visit_ClassDef(self, node):
-            return False
-
-        def visit_Lambda(self, node):
-            return False
-
-        def visit_Return(self, node):
-            lines.append(line_of(node))
-
-    walk(body, V())
-    return lines
+    return [line_of(node) for node in find_all(body, (cst.Return,), skip=NESTED_SCOPES)]
 
 
 def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
@@ -635,23 +632,6 @@ def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
 
 def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
     """Names a code object reads itself (not inside nested defs, lambdas or comprehensions)."""
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
-
-        def visit_FunctionDef(self, n) -> bool:
-            for dec in n.decorators:
-                walk(dec, self)
-            return False
-
-        def visit_ClassDef(self, n) -> bool:
-            return False
-
-        def visit_Lambda(self, n) -> bool:
-            return False
-
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
         parts = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
         comp_for: cst.CompFor | None = node.for_in
@@ -662,10 +642,18 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
             parts += [c.test for c in comp_for.ifs]
             targets |= _names_read(comp_for.target)
             comp_for = comp_for.inner_for_in
-        for part in parts:
-            walk(part, V())
-        return names - targets
-    walk(node, V())
+        return {name for part in parts for name in _own_names(part)} - targets
+    return _own_names(node)
+
+
+def _own_names(node: cst.CSTNode) -> set[str]:
+    """Names read in `node` outside nested scopes; a nested def's decorators are read here."""
+    names = set()
+    for found in find_all(node, (cst.Name, cst.FunctionDef), skip=NESTED_SCOPES):
+        if isinstance(found, cst.Name):
+            names.add(found.value)
+        else:
+            names.update(name for dec in found.decorators for name in _own_names(dec))
     return names
 
 

@@ -15,7 +15,7 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
-from ..walk import children, walk
+from ..walk import NESTED_SCOPES, children, find_all
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
@@ -50,6 +50,11 @@ class FrameValues:
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, scope.is_tensor, qualify,
                                         self.has_attribute, self.call_value,
                                         frozenset(knowledge.dtype_names))
+
+    def release(self) -> None:
+        """Break the cycle with the evaluator, which calls back into this object (see
+        `FrameBuilder._release`)."""
+        self.__dict__.clear()
 
     def truth(self, expr: cst.BaseExpression) -> bool | None:
         return self.evaluator.truth(expr)
@@ -470,55 +475,23 @@ def _name_stores(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
 
 def _mutated(node: cst.CSTNode, name: str) -> bool:
     """`name.append(...)`, `name[i] = ...`: the display it was bound to no longer tells."""
-    found: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def visit_Attribute(self, n: cst.Attribute) -> None:
-            if isinstance(n.value, cst.Name) and n.value.value == name:
-                found.append(n)
-
-        def visit_Subscript(self, n: cst.Subscript) -> None:
-            if isinstance(n.value, cst.Name) and n.value.value == name:
-                found.append(n)
-
-    walk(node, V())
-    return bool(found)
+    return any(isinstance(n.value, cst.Name) and n.value.value == name
+               for n in find_all(node, (cst.Attribute, cst.Subscript)))
 
 
 def assigned_names(node: cst.CSTNode) -> set[str]:
     """Names a statement or block binds (assignments, loop targets, `with ... as`), not in
     nested definitions."""
     names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            names.update(target_names(n.target))
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            names.update(target_names(n.target))
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            names.update(target_names(n.target))
-
-        def visit_For(self, n: cst.For) -> None:
-            names.update(target_names(n.target))
-
-        def visit_AsName(self, n: cst.AsName) -> None:
+    for n in find_all(node, _BINDERS, skip=NESTED_SCOPES):
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            names.add(n.name.value)
+        elif isinstance(n, cst.AsName):
             names.update(target_names(n.name))
-
-        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
+        else:
             names.update(target_names(n.target))
-
-        def visit_FunctionDef(self, n) -> bool:
-            names.add(n.name.value)
-            return False
-
-        def visit_ClassDef(self, n) -> bool:
-            names.add(n.name.value)
-            return False
-
-        def visit_Lambda(self, n) -> bool:
-            return False
-
-    walk(node, V())
     return names
+
+
+_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr,
+            cst.FunctionDef, cst.ClassDef)

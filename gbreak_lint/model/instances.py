@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
-from ..walk import walk
+from ..walk import find_all
 from .frame_values import assigned_names
 from .values import Const, Obj, ValueEvaluator, literal
 
@@ -61,7 +61,7 @@ class Constructor:
         for c in self.project.mro(cls):
             module = self.project.modules[c.module]
             if any((self.project.qualify(d.decorator, module) or "").split(".")[-1] == "dataclass"
-                   for d in c.node.decorators):
+                   for d in c.decorators):
                 return True
             hook = self.project.function(c.methods.get("__init_subclass__"))
             if hook is not None and _calls_named(hook.node, "dataclass"):
@@ -233,29 +233,14 @@ def _annotated_fields(node: cst.ClassDef) -> list[str]:
 
 
 def _calls_named(node: cst.CSTNode, name: str) -> bool:
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            func = call.func
-            if (isinstance(func, cst.Name) and func.value == name) or \
-                    (isinstance(func, cst.Attribute) and func.attr.value == name):
-                found.append(call)
-
-    walk(node, V())
-    return bool(found)
+    return any((isinstance(call.func, cst.Name) and call.func.value == name) or
+               (isinstance(call.func, cst.Attribute) and call.func.attr.value == name)
+               for call in find_all(node, (cst.Call,)))
 
 
 def _self_attributes(stmt: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
-                names.add(node.attr.value)
-
-    walk(stmt, V())
-    return names
+    return {node.attr.value for node in find_all(stmt, (cst.Attribute,))
+            if isinstance(node.value, cst.Name) and node.value.value == "self"}
 
 
 class TopScope(Scope):

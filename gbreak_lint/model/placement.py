@@ -8,7 +8,7 @@ import libcst as cst
 from ..diagnostics import Span
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
-from ..walk import walk
+from ..walk import find_all, walk
 
 TRAINING_CALLS = frozenset({"backward", "step", "zero_grad"})
 LOADER_CLASSES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -26,40 +26,45 @@ class PlacementIssue:
 
 def placement_issues(project: ProjectIndex, fn: FunctionInfo) -> list[PlacementIssue]:
     """Loops that step an optimizer or iterate a data loader, and file I/O, in a compiled function."""
-    module = project.modules[fn.module]
-    issues: list[PlacementIssue] = []
+    finder = _PlacementFinder(project, fn)
+    walk(fn.node, finder)
+    return finder.issues
 
-    def qualify(expr) -> str | None:
-        return project.qualify(expr, module, fn)
 
-    def add(node, what: str, detail: str) -> None:
-        issues.append(PlacementIssue(fn.qualname, fn.path, fn.parsed.span(node, (fn.node, fn.def_line)), what, detail))
+class _PlacementFinder(cst.CSTVisitor):
+    def __init__(self, project: ProjectIndex, fn: FunctionInfo):
+        self.project, self.fn, self.module = project, fn, project.modules[fn.module]
+        self.issues: list[PlacementIssue] = []
 
-    class Finder(cst.CSTVisitor):
-        def visit_FunctionDef(self, node) -> bool:
-            return node is fn.node
+    def qualify(self, expr) -> str | None:
+        return self.project.qualify(expr, self.module, self.fn)
 
-        def visit_For(self, node: cst.For) -> None:
-            if _iterates_loader(node.iter, qualify):
-                add(node, "data-loading", cst.Module([]).code_for_node(node.iter))
-            else:
-                self._loop(node)
+    def add(self, node, what: str, detail: str) -> None:
+        fn = self.fn
+        self.issues.append(PlacementIssue(fn.qualname, fn.path, fn.parsed.span(node, (fn.node, fn.def_line)),
+                                          what, detail))
 
-        def visit_While(self, node: cst.While) -> None:
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.fn.node
+
+    def visit_For(self, node: cst.For) -> None:
+        if _iterates_loader(node.iter, self.qualify):
+            self.add(node, "data-loading", cst.Module([]).code_for_node(node.iter))
+        else:
             self._loop(node)
 
-        def _loop(self, node) -> None:
-            called = _attribute_calls(node.body)
-            if called & TRAINING_CALLS:
-                add(node, "training-loop", ", ".join(sorted(called & TRAINING_CALLS)))
+    def visit_While(self, node: cst.While) -> None:
+        self._loop(node)
 
-        def visit_Call(self, node: cst.Call) -> None:
-            called = qualify(node.func)
-            if called is not None and called in FILE_IO_CALLS:
-                add(node, "file-io", called)
+    def _loop(self, node) -> None:
+        called = _attribute_calls(node.body)
+        if called & TRAINING_CALLS:
+            self.add(node, "training-loop", ", ".join(sorted(called & TRAINING_CALLS)))
 
-    walk(fn.node, Finder())
-    return issues
+    def visit_Call(self, node: cst.Call) -> None:
+        called = self.qualify(node.func)
+        if called is not None and called in FILE_IO_CALLS:
+            self.add(node, "file-io", called)
 
 
 def _iterates_loader(expr, qualify) -> bool:
@@ -74,12 +79,4 @@ def _iterates_loader(expr, qualify) -> bool:
 
 
 def _attribute_calls(body) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Attribute):
-                names.add(node.func.attr.value)
-
-    walk(body, V())
-    return names
+    return {node.func.attr.value for node in find_all(body, (cst.Call,)) if isinstance(node.func, cst.Attribute)}

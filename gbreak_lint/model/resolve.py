@@ -6,7 +6,7 @@ from typing import Callable
 
 import libcst as cst
 
-from ..walk import walk
+from ..walk import find_all
 
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
@@ -417,14 +417,7 @@ def _starred_items(expr: cst.BaseExpression) -> list:
 
 
 def _call_nodes(expr: cst.CSTNode) -> list:
-    out = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(_, node: cst.Call) -> None:
-            out.append(node)
-
-    walk(expr, V())
-    return out
+    return find_all(expr, (cst.Call,))
 
 
 def _container_iterated(iterable: cst.BaseExpression) -> cst.BaseExpression:

@@ -14,6 +14,7 @@ honest: a branch on it is explored both ways by the frame builder.
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -148,13 +149,8 @@ def literal(expr: cst.BaseExpression | None) -> Const | None:
         return None
     if isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"):
         return Const({"None": None, "True": True, "False": False}[expr.value])
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return Const(expr.evaluated_value)
-    if isinstance(expr, cst.SimpleString):
-        try:
-            return Const(expr.evaluated_value)
-        except Exception:  # noqa: BLE001 - odd prefixes (bytes): not a constant we use
-            return None
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return _number_or_string(type(expr), expr.value)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         inner = literal(expr.expression)
         return Const(-inner.value) if inner is not None and isinstance(inner.value, (int, float)) else None
@@ -163,6 +159,16 @@ def literal(expr: cst.BaseExpression | None) -> Const | None:
         known = [i for i in items if i is not None]
         return Const(tuple(i.value for i in known)) if len(known) == len(items) else None
     return None
+
+
+@lru_cache(maxsize=16_384)
+def _number_or_string(kind: type, text: str) -> Const | None:
+    """libcst's `evaluated_value` compiles the literal with `ast.literal_eval` each time it is
+    asked: the same few spellings (`0`, `1e-6`, `"eager"`) came up tens of thousands of times."""
+    try:
+        return Const(kind(value=text).evaluated_value)
+    except Exception:  # noqa: BLE001 - odd prefixes (bytes): not a constant we use
+        return None
 
 
 class ValueEvaluator:
