@@ -79,11 +79,16 @@ def _pss_kb(pid: int, fallback: int) -> int:
     return fallback
 
 
+# Reading a process's PSS makes the kernel walk its page tables: five times a second, for the
+# scan and its workers, it took CPU from the scan it measures (2 cores). Memory grows slowly.
+MEMORY_SAMPLE_SECONDS = 1.0
+
+
 @dataclass
 class Run:
     seconds: float
     findings: int
-    peak_kb: int  # all processes of the scan together (PSS), sampled every 0.2 s
+    peak_kb: int  # all processes of the scan together (PSS), sampled every MEMORY_SAMPLE_SECONDS
 
 
 def timed(cmd: list[str], cwd: Path, extra_env: dict | None = None) -> Run:
@@ -95,7 +100,7 @@ def timed(cmd: list[str], cwd: Path, extra_env: dict | None = None) -> Run:
     def sample() -> None:
         while proc.poll() is None:
             peak[0] = max(peak[0], _tree_memory_kb(proc.pid))
-            time.sleep(0.2)
+            time.sleep(MEMORY_SAMPLE_SECONDS)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
