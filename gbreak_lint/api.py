@@ -183,7 +183,9 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     else:  # modules are parsed as the work reaches them: workers would each parse them again
         loaded, jobs = (reported if mode == "files" else []), 1
     modules, diagnostics, errors = [], [], list(skipped)
-    for outcome in index_files(loaded, overlay, jobs, progress):
+    # a few files (pre-commit): unchanged ones come from the index store, as what they reach does
+    stored = runs.indexes if mode == "files" else None
+    for outcome in index_files(loaded, overlay, jobs, progress, stored):
         if outcome.module is not None:
             modules.append(outcome.module)
         elif outcome.path in wanted:

@@ -172,7 +172,7 @@ class SignedStore:
 class ProjectStore:
     """The caches of one project root: whole-run results (a re-run with nothing changed),
     Dynamo task results and entry-point facts by what they read (a run after an edit), and
-    the modules' import summaries (by content)."""
+    the modules' import summaries and indexes (by content)."""
 
     def __init__(self, project_root: Path, folder: Path | None = None):
         home = user_cache_home()
@@ -183,6 +183,7 @@ class ProjectStore:
         self.tasks = SignedStore(base / project_id / "tasks", secret)
         self.entries = SignedStore(base / project_id / "entries", secret)
         self.summaries = SignedStore(base / project_id / "summaries", secret, keep=2)
+        self.modules = SignedStore(base / project_id / "modules", secret)
 
     def file_stats(self) -> dict:
         """path -> [stat key, content digest], as the last run saw the files."""

@@ -12,6 +12,7 @@ import yaml
 
 from .diagnostics import KINDS, SEVERITIES
 from .vocab import BreakKind, CauseCheck
+from .yaml_loader import SAFE_LOADER
 
 CODE_RE = re.compile(r"^GBL\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -167,7 +168,7 @@ def _check_unique(rules: list[Rule]) -> None:
 
 def _load_rule(path: Path) -> Rule:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise CatalogError(f"{path}: cannot load rule: {err}") from err
     if not isinstance(data, dict):

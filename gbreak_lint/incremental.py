@@ -22,7 +22,10 @@ from .cache import ProjectStore, SignedStore, tool_fingerprint
 from .diagnostics import Span
 from .index.entries import EntryFacts
 from .index.skeleton import GLOBAL_MARKERS, ModuleSummary, summarize
+from .index.stored import module_from_plain, module_to_plain
+from .index.symbols import ModuleIndex
 from .model.predict import Task, TaskResult
+from .parse import ParsedModule
 from .plain import PlainDataError, from_plain, to_plain
 
 ABSENT = "-"  # the digest of an import name no project file has
@@ -56,6 +59,7 @@ class RunCache:
         self.fingerprint = fingerprint
         self.snapshot = snapshot
         self.reused = 0  # tasks answered from the store in this run
+        self.indexes = IndexStore(store.modules) if store is not None else None
         # every task reads the hook and disallow_in_graph modules (which ones there are, too)
         marked = sorted(s.path for s in summaries.values() if s.markers & set(GLOBAL_MARKERS))
         self.shared = _digest(json.dumps([(p, snapshot.digests.get(p)) for p in marked]))
@@ -114,6 +118,34 @@ class RunCache:
 
     def _write(self, store: SignedStore, key: str, reads: set[str], body: dict) -> None:
         store.write(f"{key[:40]}.json", {"key": key, "reads": self.snapshot.read_set(reads), **body})
+
+
+class IndexStore:
+    """Module indexes by file content (see index/stored.py): a run after an edit parses the
+    edited file, not the modules its work reaches. Kept under the tool's fingerprint, not the
+    run's: an index depends on nothing else (the settings, rules and knowledge come later)."""
+
+    def __init__(self, store: SignedStore):
+        self.store = store
+
+    def load(self, name: str, path: Path, data: bytes) -> ModuleIndex | None:
+        key = _index_key(name, path, data)
+        body = self.store.read(f"{key[:40]}.json")
+        if body is None or body.get("key") != key or not isinstance(body.get("encoding"), str):
+            return None
+        try:
+            text = data.decode(body["encoding"], errors="replace")
+        except LookupError:
+            return None
+        return module_from_plain(body.get("index"), ParsedModule(path, None, text), name)
+
+    def keep(self, name: str, path: Path, data: bytes, encoding: str, module: ModuleIndex) -> None:
+        key = _index_key(name, path, data)
+        self.store.write(f"{key[:40]}.json", {"key": key, "encoding": encoding, "index": module_to_plain(module)})
+
+
+def _index_key(name: str, path: Path, data: bytes) -> str:
+    return _digest("\0".join((tool_fingerprint(), name, str(path), hashlib.sha1(data).hexdigest())))
 
 
 def load_summaries(store: ProjectStore | None, snapshot: Snapshot, knowledge, texts) -> dict[str, ModuleSummary]:

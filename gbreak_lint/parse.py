@@ -314,6 +314,14 @@ def definition_nodes(module: cst.Module) -> list:
     return out
 
 
+def definitions_within(definition: cst.CSTNode) -> list:
+    """A def or class and every def and class inside it, in source order (pre-order, as the
+    module's definitions are numbered)."""
+    out: list = []
+    _collect_definitions([definition], out)
+    return out
+
+
 def _collect_definitions(statements, out: list) -> None:
     # A module-level function, not a recursive closure: a closure that calls itself is a
     # reference cycle, and with the collector paused during a scan it kept every tree alive.
@@ -384,6 +392,12 @@ class ParseOutcome:
 
 
 def parse_file(path: Path) -> ParseOutcome:
+    data = read_source(path)
+    return parse_source(path, data) if isinstance(data, bytes) else data
+
+
+def read_source(path: Path) -> bytes | ParseOutcome:
+    """The file's bytes, or why they are not Python source we can read."""
     try:
         data = read_regular(path, MAX_FILE_BYTES)
     except NotReadable as err:
@@ -392,7 +406,7 @@ def parse_file(path: Path) -> ParseOutcome:
         return ParseOutcome(error=FileError(str(path), f"cannot read file: {err.strerror or err}"))
     if b"\x00" in data:
         return ParseOutcome(error=FileError(str(path), "binary file (contains NUL bytes), not Python source"))
-    return parse_source(path, data)
+    return data
 
 
 # libcst's native parser overflows its stack on pathological nesting (thousands of parentheses

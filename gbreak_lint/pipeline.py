@@ -26,13 +26,15 @@ from .diagnostics import Diagnostic, FileError
 from .index import IndexResult, assemble_project, collect_entry_facts, entry_facts, index_file
 from .index.entries import might_hold_entries
 from .index.installed import InstalledPackages
+from .index.lazy import IndexStore, keep_index, stored_index
+from .index.names import module_name_for
 from .incremental import RunCache
 from .index.project import ProjectIndex
 from .index.symbols import ModuleIndex
 from .knowledge import Knowledge
 from .model.frame_store import FrameStore
 from .model.predict import Task, TaskResult, run_task
-from .parse import TREES, parse_file, parse_source
+from .parse import TREES, parse_source
 from .workers import robust_map
 
 # Below this many files a scan runs in one process: starting workers costs more than it saves.
@@ -116,8 +118,11 @@ def scan_jobs(requested: int | None, files: int) -> int:
 
 
 def index_files(paths: list[Path], overlay: dict[str, bytes] | None, jobs: int,
-                progress: Callable[[int, int], None] | None = None) -> list[FileOutcome]:
-    items = [(path, (overlay or {}).get(str(path))) for path in paths]
+                progress: Callable[[int, int], None] | None = None,
+                stored: IndexStore | None = None) -> list[FileOutcome]:
+    """Each file parsed and indexed; with `stored`, the index kept by an earlier run for the
+    same content instead (and what is parsed is kept)."""
+    items = [(path, (overlay or {}).get(str(path)), stored) for path in paths]
     outcomes = []
     failed = lambda item, reason: FileOutcome(str(item[0]), error=FileError(str(item[0]), reason))  # noqa: E731
     for done, outcome in enumerate(_map(_index_one, items, _workers(jobs, len(items)), failed), 1):
@@ -127,14 +132,21 @@ def index_files(paths: list[Path], overlay: dict[str, bytes] | None, jobs: int,
     return outcomes
 
 
-def _index_one(item: tuple[Path, bytes | None]) -> FileOutcome:
-    path, data = item
-    parsed = parse_source(path, data) if data is not None else parse_file(path)
+def _index_one(item: tuple[Path, bytes | None, IndexStore | None]) -> FileOutcome:
+    path, data, stored = item
+    name = module_name_for(path) if stored is not None else ""  # (stat calls a whole scan does not need)
+    found = stored_index(stored, name, path, data)
+    if isinstance(found, ModuleIndex):
+        return FileOutcome(str(path), module=found)
+    parsed = parse_source(path, found) if isinstance(found, bytes) else found
     if parsed.parsed is None:
         return FileOutcome(str(path), diagnostic=parsed.diagnostic, error=parsed.error)
+    encoding = parsed.parsed.module.encoding
     handle = TREES.adopt(parsed.parsed)  # later stages re-make the tree if it was dropped
     with TREES.scope():
         module, error = index_file(handle)
+    if isinstance(found, bytes):
+        keep_index(stored, name, path, found, encoding, module)
     return FileOutcome(str(path), module=module, error=error)
 
 
@@ -145,7 +157,7 @@ def build_project(modules: list[ModuleIndex], errors: list[FileError], knowledge
                   marked: dict[str, tuple[str, ...]] | None = None) -> IndexResult:
     """The project index and its compile entry points, found in `candidates` (module names;
     default: every module that might hold some), each from `cache` when what it read is unchanged."""
-    project = assemble_project(modules, installed, project_files, overlay, marked)
+    project = assemble_project(modules, installed, project_files, overlay, marked, cache.indexes if cache else None)
     if candidates is None:
         candidates = tuple(name for name, mod in list(project.modules.items())
                            if might_hold_entries(project, knowledge, mod))

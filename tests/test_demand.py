@@ -80,8 +80,8 @@ def _found(analysis: api.Analysis) -> list:
 
 def test_entry_run_parses_only_what_it_reaches(project: Path, monkeypatch) -> None:
     parsed: list[str] = []
-    real = lazy.parse_file
-    monkeypatch.setattr(lazy, "parse_file", lambda path: parsed.append(Path(path).name) or real(path))
+    real = lazy.parse_source
+    monkeypatch.setattr(lazy, "parse_source", lambda path, data: parsed.append(Path(path).name) or real(path, data))
     demand = _analyse(project, True, monkeypatch)
     assert {"model.py", "util.py", "layers.py"} <= set(parsed)
     assert "unrelated.py" not in parsed and "broken.py" not in parsed
@@ -145,8 +145,8 @@ def test_hook_modules_are_parsed_only_when_a_task_runs(project: Path, monkeypatc
     config = replace(load_config(project), entry_points=("pkg.model:Net.forward",),
                      assume_compiled="none")
     parsed: list[str] = []
-    real = lazy.parse_file
-    monkeypatch.setattr(lazy, "parse_file", lambda path: parsed.append(Path(path).name) or real(path))
+    real = lazy.parse_source
+    monkeypatch.setattr(lazy, "parse_source", lambda path, data: parsed.append(Path(path).name) or real(path, data))
     first = api.lint_paths([project / "pkg/model.py"], config, jobs=1)
     assert "hooks.py" in parsed, "the task asked for hooks: the marked module was parsed"
     parsed.clear()

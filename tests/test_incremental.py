@@ -5,6 +5,7 @@ a class to another module, change an import, add a hook, add a module that a loo
 miss, break the syntax) and after each edit three questions are asked incrementally and cold:
 the whole tree, the edited file alone (pre-commit) and another file.
 """
+import json
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,92 @@ def test_an_edit_reruns_only_the_tasks_that_read_it(project: Path, monkeypatch) 
     _write(project, {"pkg/helpers.py": BASE["pkg/helpers.py"] + "\n\ndef unused():\n    pass\n"})
     _findings(project, [project], use_cache=True)
     assert "reused 1" in ran, ran  # other.py's task did not read pkg/helpers.py: reused
+
+
+def test_a_pre_commit_run_after_an_edit_parses_only_the_edited_file(project: Path, monkeypatch) -> None:
+    """The modules the edited file's work reaches come back from the index store (by content),
+    and what is found is what a run without any store finds."""
+    from gbreak_lint import pipeline
+    from gbreak_lint.index import lazy
+
+    _findings(project, [project / "pkg/model.py"], use_cache=True)  # stores what the work reached
+    parsed: list[str] = []
+    real = lazy.parse_source
+    for stage in (lazy, pipeline):
+        monkeypatch.setattr(stage, "parse_source", lambda path, data: parsed.append(Path(path).name) or real(path, data))
+    _write(project, {"pkg/helpers.py": EDITS[0][1]["pkg/helpers.py"]})
+    incremental = _findings(project, [project / "pkg/helpers.py"], use_cache=True)
+    assert parsed == ["helpers.py"], "only the edited file is parsed again"
+    assert incremental == _findings(project, [project / "pkg/helpers.py"], use_cache=False)
+    assert incremental["diagnostics"], "the print added to helpers.py is found"
+
+
+FIXTURE_FILES = sorted((Path(__file__).resolve().parent.parent / "fixtures").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.parent.name + "/" + p.name))
+def test_a_stored_index_reads_back_as_the_index(path: Path) -> None:
+    from gbreak_lint.index.stored import module_from_plain, module_to_plain
+    from gbreak_lint.index.symbols import index_module
+    from gbreak_lint.parse import parse_file
+
+    parsed = parse_file(path).parsed
+    assert parsed is not None
+    module = index_module(parsed, "m")
+    plain = json.loads(json.dumps(module_to_plain(module)))
+    again = module_from_plain(plain, parsed.drop_tree(), "m")
+    assert again is not None and module_to_plain(again) == module_to_plain(module)
+    for fn, back in zip(module.functions.values(), again.functions.values()):
+        assert [type(p.default) for p in fn.params] == [type(p.default) for p in back.params]
+        assert [type(d.decorator) for d in fn.decorators] == [type(d.decorator) for d in back.decorators]
+    assert [type(v) for v in module.values.values()] == [type(v) for v in again.values.values()]
+
+
+def _every_part_spoiled(value, path=()):
+    """(where, the document with that one part replaced by a wrong value)."""
+    if isinstance(value, dict):
+        for key in value:
+            for where, bad in _every_part_spoiled(value[key], path + (key,)):
+                yield where, bad
+        yield path, ["not", "an", "object"]
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _every_part_spoiled(item, path + (i,))
+        yield path, {"not": "a list"}
+    elif isinstance(value, str):
+        yield path, 7
+    else:
+        yield path, "1 +"
+
+
+def test_a_stored_index_of_the_wrong_shape_is_not_used() -> None:
+    """Each part of a stored index replaced by a value of another type (or code that does not
+    parse): decoding refuses the document (the file is parsed instead), it never crashes."""
+    import copy
+
+    from gbreak_lint.index.stored import module_from_plain, module_to_plain
+    from gbreak_lint.index.symbols import index_module
+    from gbreak_lint.parse import parse_source
+
+    source = b"import torch\nX = 1\n\n\n@dec(2)\nclass A(torch.nn.Module):\n    def __init__(self, k=3):\n" \
+             b"        self.w = k\n        y = 2\n\n    def forward(self, *a, x: int = 1, **kw):\n        return a\n"
+    parsed = parse_source(Path("m.py"), source).parsed
+    assert parsed is not None
+    plain = module_to_plain(index_module(parsed, "m"))
+    assert module_from_plain(plain, parsed, "m") is not None
+    assert module_from_plain(plain, parsed, "other") is None
+    refused = 0
+    for where, bad in _every_part_spoiled(plain):
+        spoiled = copy.deepcopy(plain)
+        target = spoiled
+        for key in where[:-1]:
+            target = target[key]
+        if not where:
+            spoiled = bad
+        else:
+            target[where[-1]] = bad
+        found = module_from_plain(spoiled, parsed, "m")
+        refused += found is None
+        if found is not None:  # a value the index may hold either way (an optional one): still an index
+            assert module_to_plain(found)["name"] == "m"
+    assert refused > 40

@@ -12,7 +12,7 @@ from ..knowledge import Knowledge
 from ..parse import ParsedModule
 from .entries import ConfigSet, EntryFacts, EntryPoint, WrappedCompile, find_entries
 from .installed import InstalledPackages
-from .lazy import LazyModules
+from .lazy import IndexStore, LazyModules
 from .project import ProjectIndex
 from .symbols import ModuleIndex, index_module
 
@@ -62,12 +62,14 @@ def index_file(parsed: ParsedModule) -> tuple[ModuleIndex | None, FileError | No
 def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | None = None,
                      project_files: Mapping[str, Path] | None = None,
                      overlay: Mapping[str, bytes] | None = None,
-                     marked: Mapping[str, tuple[str, ...]] | None = None) -> ProjectIndex:
+                     marked: Mapping[str, tuple[str, ...]] | None = None,
+                     stored: IndexStore | None = None) -> ProjectIndex:
     """The project's modules by import name; with `installed`, imports the project does not
     define are looked up among installed packages when first asked (script mode); with
     `project_files` (import name -> file), the project's files not in `indexed` are parsed
     when first asked (a demand-driven run); `marked` (text -> module names) tells which of
-    those hold the texts project-wide facts look for (forward hooks, disallow_in_graph)."""
+    those hold the texts project-wide facts look for (forward hooks, disallow_in_graph); `stored`
+    gives back the indexes of files unchanged since an earlier run instead of parsing them."""
     modules: dict[str, ModuleIndex] = {}
     by_path: dict[str, str] = {}
     named = {str(path): name for name, path in (project_files or {}).items()}  # the run's own names
@@ -86,7 +88,7 @@ def assemble_project(indexed: list[ModuleIndex], installed: InstalledPackages | 
     if installed is not None:
         own = frozenset(name.split(".")[0] for name in (*modules, *(project_files or ())))  # the project's packages
         installed = InstalledPackages(installed.paths, installed.excluded | own, installed.only)
-    return ProjectIndex(LazyModules(modules, by_path, installed, project_files, overlay, marked), by_path)
+    return ProjectIndex(LazyModules(modules, by_path, installed, project_files, overlay, marked, stored), by_path)
 
 
 def entry_facts(project: ProjectIndex, knowledge: Knowledge, mod: ModuleIndex) -> EntryFacts | FileError:

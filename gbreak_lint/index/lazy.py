@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Protocol
 
 from ..diagnostics import Diagnostic, FileError
 from ..files import read_regular
-from ..parse import MAX_FILE_BYTES, TREES, ParseOutcome, parse_file, parse_source
+from ..parse import MAX_FILE_BYTES, TREES, ParseOutcome, parse_source, read_source
 from .names import resolve_relative
 from .installed import InstalledPackages
 from .project import ReadLog
@@ -26,12 +27,21 @@ from .symbols import ModuleIndex, index_module
 STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 
 
+class IndexStore(Protocol):
+    """Module indexes kept between runs by file content (implemented by the speed layer)."""
+
+    def load(self, name: str, path: Path, data: bytes) -> ModuleIndex | None: ...
+
+    def keep(self, name: str, path: Path, data: bytes, encoding: str, module: ModuleIndex) -> None: ...
+
+
 class LazyModules(Mapping):
     def __init__(self, project: dict[str, ModuleIndex], by_path: dict[str, str],
                  installed: InstalledPackages | None, project_files: Mapping[str, Path] | None = None,
                  overlay: Mapping[str, bytes] | None = None,
-                 marked: Mapping[str, tuple[str, ...]] | None = None):
+                 marked: Mapping[str, tuple[str, ...]] | None = None, stored: IndexStore | None = None):
         self._modules = project
+        self._stored = stored  # indexes of unchanged files from earlier runs
         self._marked = marked or {}  # text -> the project modules whose source holds it (not parsed yet)
         self._by_path = by_path
         self._installed = installed
@@ -56,22 +66,32 @@ class LazyModules(Mapping):
 
     def _load_project(self, name: str) -> ModuleIndex | None:
         path = self._project_files[name]
-        data = self._overlay.get(str(path))
-        outcome = parse_source(path, data) if data is not None else parse_file(path)
-        module = _index(outcome, name)
+        module, outcome = self._indexed(name, path, self._overlay.get(str(path)))
         if module is None:
-            self.failures.append((str(path), outcome.diagnostic, outcome.error))
+            self.failures.append((str(path), outcome.diagnostic if outcome else None, outcome.error if outcome else None))
         return module
 
     def _load_installed(self, name: str) -> ModuleIndex | None:
         if self._installed is None:
             return None
         path = self._installed.find(name)
-        module = _index(parse_file(path), name) if path is not None else None
+        module = self._indexed(name, path)[0] if path is not None else None
         if module is None or str(path) in self._by_path:
             return None
         self.library_paths.add(module.path)
         return module
+
+    def _indexed(self, name: str, path: Path, data: bytes | None = None) -> tuple[ModuleIndex | None, ParseOutcome | None]:
+        """The file's index (from the store when its content is unchanged), with the parse
+        outcome when it was parsed or could not be read."""
+        found = stored_index(self._stored, name, path, data)
+        if not isinstance(found, bytes):
+            return (found, None) if isinstance(found, ModuleIndex) else (None, found)
+        outcome = parse_source(path, found)
+        encoding = outcome.parsed.module.encoding if outcome.parsed is not None else ""
+        module = _index(outcome, name)
+        keep_index(self._stored, name, path, found, encoding, module)
+        return module, outcome
 
     def __getitem__(self, name: str) -> ModuleIndex:
         self.reads.note(name)
@@ -147,6 +167,25 @@ class LazyModules(Mapping):
 
     def __len__(self) -> int:
         return len(self._modules)
+
+
+def stored_index(stored: IndexStore | None, name: str, path: Path,
+                 data: bytes | None) -> ModuleIndex | bytes | ParseOutcome:
+    """The index `stored` keeps for this content of the file; else its bytes, to parse (`data`
+    if given, else read), or why it cannot be read."""
+    if data is None:
+        read = read_source(path)
+        if isinstance(read, ParseOutcome):
+            return read
+        data = read
+    module = stored.load(name, path, data) if stored is not None else None
+    return module if module is not None else data
+
+
+def keep_index(stored: IndexStore | None, name: str, path: Path, data: bytes, encoding: str,
+               module: ModuleIndex | None) -> None:
+    if stored is not None and module is not None and encoding:
+        stored.keep(name, path, data, encoding, module)
 
 
 def _index(outcome: ParseOutcome, name: str) -> ModuleIndex | None:

@@ -9,6 +9,8 @@ from typing import Mapping
 
 import yaml
 
+from ..yaml_loader import SAFE_LOADER
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -43,7 +45,7 @@ class Knowledge:
         raise AttributeError(key)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(SAFE_LOADER):  # type: ignore[valid-type, misc]
     """A knowledge file naming a key twice is an error (YAML would keep the last silently: a
     list of tensor-only methods once went unread that way)."""
 

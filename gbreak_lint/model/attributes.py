@@ -11,10 +11,13 @@ overrides, and forward hooks on sub-modules.
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
+from ..parse import definitions_within
 from ..walk import walk
 from .callables import Callables
 from .types import FnValue
@@ -61,15 +64,49 @@ class HookRegistry:
         return [fn for k, fn in self.hooks.get(name, ()) if k == kind]
 
     def _collect(self, project, callables: Callables, module) -> None:
-        walk(module.parsed.module, _HookCalls(callables, module, self.hooks))
+        """The module's hook registrations, reading only the top-level definitions whose lines
+        mention a hook method (each parsed alone in a repository scan: the modules that
+        register hooks are often large) unless one is at module level."""
+        parsed = module.parsed
+        tops = _top_definitions_holding(parsed.definition_spans(), _mention_lines(parsed.text))
+        if tops is None:
+            by_node = {fn.node: fn for fn in module.functions.values()}
+            walk(parsed.module, _HookCalls(callables, module, self.hooks, by_node))
+            return
+        by_ordinal = {fn.ordinal: fn for fn in module.functions.values()}
+        for ordinal, def_line in tops:
+            top = parsed.definition(ordinal, def_line)
+            nested = definitions_within(top)  # pre-order, as ordinals are numbered
+            by_node = {node: by_ordinal.get(ordinal + k) for k, node in enumerate(nested)}
+            walk(top, _HookCalls(callables, module, self.hooks, by_node))
+
+
+HOOK_MENTION = re.compile("|".join(HOOK_METHODS))
+
+
+def _mention_lines(text: str) -> list[int]:
+    return [text.count("\n", 0, m.start()) + 1 for m in HOOK_MENTION.finditer(text)]
+
+
+def _top_definitions_holding(spans: list, lines: list[int]) -> list[tuple[int, int]] | None:
+    """(ordinal, line of `def`/`class`) of each outermost definition holding one of `lines`, in
+    source order; None when one of them is at module level (or the spans are unknown)."""
+    tops: dict[int, int] = {}
+    for line in lines:
+        holder = next((i for i, (*_, first, last) in enumerate(spans) if first <= line <= last), None)
+        if holder is None:
+            return None
+        tops[holder] = spans[holder][3]
+    return sorted(tops.items())
 
 
 class _HookCalls(cst.CSTVisitor):
     """`<owner>.register_forward_hook(fn)` calls of one module, with the function each is in."""
 
-    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue]]]):
+    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue]]],
+                 by_node: dict[cst.CSTNode, FunctionInfo | None]):
         self.callables, self.module, self.hooks = callables, module, hooks
-        self.by_node = {fn.node: fn for fn in module.functions.values()}
+        self.by_node = by_node
         self.stack: list[FunctionInfo | None] = [None]
 
     def visit_FunctionDef(self, node) -> None:
