@@ -20,10 +20,11 @@ from .fix import rewrite_applies
 from .index import IndexResult
 from .files import read_regular
 from .index.installed import InstalledPackages, for_config
+from .index.lazy import LazyModules
 from .incremental import RunCache, Snapshot, load_summaries
 from .index.skeleton import ENTRIES, GLOBAL_MARKERS, SETTINGS, Skeleton, module_names
 from .parse import MAX_FILE_BYTES
-from .index.entries import module_forward_entries, named_entries
+from .index.entries import inherited_forward_entries, module_forward_entries, named_entries
 from .knowledge import load_profile
 from .model.predict import Prediction, merge_results, plan_tasks
 from .parse import TREES
@@ -193,7 +194,8 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
             errors += [outcome.error] if outcome.error is not None else []
     clock.lap("parse + index files")
     wanted_marker = SETTINGS if mode == "entries" else ENTRIES  # `--entry`: the project's config switches only
-    components = Skeleton(summaries.values()).components()
+    skeleton = Skeleton(summaries.values())
+    components = skeleton.components()
     candidates = tuple(n for n, s in sorted(summaries.items()) if wanted_marker in s.markers)
     if mode == "files":  # only programs the reported files are part of can reach them
         candidates = _same_programs(candidates, components, [snapshot.names.get(str(p)) for p in reported])
@@ -206,11 +208,15 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     entries = (() if mode == "entries" else index.entries) + named_entries(index.project, config.entry_points)
     if config.assume_compiled == "modules":
         entries += module_forward_entries(index.project, knowledge, wanted)
+        if mode == "files":  # as a whole-tree scan: subclasses elsewhere that compile these files' forward
+            entries += inherited_forward_entries(index.project, knowledge, wanted, skeleton.importers)
     tasks = plan_tasks(index.project, entries, index.configs, components)
     done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes, cache=runs)
     results = [result for result, _ in done]
     fix_probes = {key: applies for _, probes in done for key, applies in probes}
     clock.lap(f"{len(tasks)} Dynamo tasks ({runs.reused} reused)")
+    if mode == "whole" and isinstance(index.project.modules, LazyModules):
+        clock.lap(f"{runs.keep_shared_indexes(index.project.modules)} shared module indexes stored")
     prediction = merge_results(index.project, entries, index.configs, index.wrapped, results)
     thresholds = Thresholds(config.disable_min_breaks, config.disable_max_ops)
     library: set[str] = getattr(index.project.modules, "library_paths", set())

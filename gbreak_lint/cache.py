@@ -146,6 +146,10 @@ class SignedStore:
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None  # corrupt, foreign or planted: ignored, the scan runs
 
+    def has(self, name: str) -> bool:
+        """Whether a document of that name is there (not whether it is valid)."""
+        return self.secret is not None and (self.folder / name).is_file()
+
     def write(self, name: str, body: dict) -> None:
         if self.secret is None:
             return

@@ -21,6 +21,7 @@ import libcst as cst
 from .cache import ProjectStore, SignedStore, tool_fingerprint
 from .diagnostics import Span
 from .index.entries import EntryFacts
+from .index.lazy import LazyModules
 from .index.skeleton import GLOBAL_MARKERS, ModuleSummary, summarize
 from .index.stored import module_from_plain, module_to_plain
 from .index.symbols import ModuleIndex
@@ -29,6 +30,7 @@ from .parse import ParsedModule
 from .plain import PlainDataError, from_plain, to_plain
 
 ABSENT = "-"  # the digest of an import name no project file has
+SHARED_READERS = 3  # a module read by this many tasks of a whole scan has its index stored
 
 
 class Snapshot:
@@ -60,6 +62,7 @@ class RunCache:
         self.snapshot = snapshot
         self.reused = 0  # tasks answered from the store in this run
         self.indexes = IndexStore(store.modules) if store is not None else None
+        self.readers: dict[str, int] = {}  # module name -> tasks run in this run that read it
         # every task reads the hook and disallow_in_graph modules (which ones there are, too)
         marked = sorted(s.path for s in summaries.values() if s.markers & set(GLOBAL_MARKERS))
         self.shared = _digest(json.dumps([(p, snapshot.digests.get(p)) for p in marked]))
@@ -77,12 +80,30 @@ class RunCache:
         return found
 
     def keep_task(self, task: Task, result: TaskResult, probes: tuple, reads: set[str]) -> None:
+        for name in reads:
+            self.readers[name] = self.readers.get(name, 0) + 1
         if self.store is not None:
             self._write(self.store.tasks, self._task_key(task), reads,
                         {"result": to_plain(result), "probes": _probes_to_plain(probes)})
 
     def _task_key(self, task: Task) -> str:
         return _digest(self.fingerprint + self.shared + json.dumps(_plain_with_code(task), sort_keys=True))
+
+    def keep_shared_indexes(self, modules: LazyModules) -> int:
+        """After a whole-tree scan, store the indexes of the modules several of its tasks read
+        (the shared base classes and utilities): a later run on a few files reaches them too,
+        and would otherwise parse them. Writing every module's costs a few percent of a cold
+        scan; these are a few hundred. Returns how many were written."""
+        if self.indexes is None:
+            return 0
+        shared = [name for name, count in self.readers.items() if count >= SHARED_READERS]
+        written = 0
+        for name in shared:
+            digest = self.snapshot.digest_of(name)
+            if digest != ABSENT and modules.loaded(name):  # a project file (not an installed one)
+                self.indexes.keep(name, digest, modules[name], if_absent=True)
+                written += 1
+        return written
 
     # -- entry points of a module -----------------------------------------------------------
     def entry_facts(self, name: str) -> EntryFacts | None:
@@ -129,7 +150,7 @@ class IndexStore:
         self.store = store
 
     def load(self, name: str, path: Path, data: bytes) -> ModuleIndex | None:
-        key = _index_key(name, path, data)
+        key = _index_key(name, path, hashlib.sha1(data).hexdigest())
         body = self.store.read(f"{key[:40]}.json")
         if body is None or body.get("key") != key or not isinstance(body.get("encoding"), str):
             return None
@@ -137,15 +158,19 @@ class IndexStore:
             text = data.decode(body["encoding"], errors="replace")
         except LookupError:
             return None
-        return module_from_plain(body.get("index"), ParsedModule(path, None, text), name)
+        return module_from_plain(body.get("index"), ParsedModule(path, None, text, body["encoding"]), name)
 
-    def keep(self, name: str, path: Path, data: bytes, encoding: str, module: ModuleIndex) -> None:
-        key = _index_key(name, path, data)
-        self.store.write(f"{key[:40]}.json", {"key": key, "encoding": encoding, "index": module_to_plain(module)})
+    def keep(self, name: str, digest: str, module: ModuleIndex, if_absent: bool = False) -> None:
+        """`digest`: the SHA-1 of the file's bytes (as `Snapshot` has them)."""
+        key = _index_key(name, Path(module.path), digest)
+        if if_absent and self.store.has(f"{key[:40]}.json"):
+            return
+        self.store.write(f"{key[:40]}.json", {"key": key, "encoding": module.parsed.encoding,
+                                              "index": module_to_plain(module)})
 
 
-def _index_key(name: str, path: Path, data: bytes) -> str:
-    return _digest("\0".join((tool_fingerprint(), name, str(path), hashlib.sha1(data).hexdigest())))
+def _index_key(name: str, path: Path, digest: str) -> str:
+    return _digest("\0".join((tool_fingerprint(), name, str(path), digest)))
 
 
 def load_summaries(store: ProjectStore | None, snapshot: Snapshot, knowledge, texts) -> dict[str, ModuleSummary]:

@@ -32,19 +32,20 @@ class ParsedModule:
     `TREES.scope()` (a tree used in the scope is kept until it closes).
     """
 
-    __slots__ = ("path", "text", "_own", "_cpython", "__weakref__")
+    __slots__ = ("path", "text", "encoding", "_own", "_cpython", "__weakref__")
 
-    def __init__(self, path: Path, module: cst.Module | None, text: str):
+    def __init__(self, path: Path, module: cst.Module | None, text: str, encoding: str = "utf-8"):
         self.path = path
         self.text = text  # the decoded source, for cheap text pre-filters
+        self.encoding = module.encoding if module is not None else encoding  # of the file's bytes
         self._own = _Tree(module, len(text), self) if module is not None else None
         self._cpython: _CPythonFacts | None = None
 
     def __getstate__(self):  # crossing to another process: the text, never the tree
-        return (self.path, self.text)
+        return (self.path, self.text, self.encoding)
 
     def __setstate__(self, state) -> None:
-        self.path, self.text = state
+        self.path, self.text, self.encoding = state
         self._own = None
         self._cpython = None
 
@@ -132,7 +133,7 @@ class ParsedModule:
 
     def drop_tree(self) -> "ParsedModule":
         """The same file, its tree from now on made on demand by `TREES`."""
-        return ParsedModule(self.path, None, self.text)
+        return ParsedModule(self.path, None, self.text, self.encoding)
 
     def span(self, node: cst.CSTNode, within: "Anchor | None" = None) -> Span:
         """Where `node` is. `within`: the definition holding it, whose positions are then

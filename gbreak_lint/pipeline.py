@@ -79,7 +79,7 @@ def _pickling_hooks():
 
 _SHARED: dict = {}  # what forked workers inherit: project index, knowledge, catalog
 CHUNKS_PER_WORKER = 16  # runs of neighbouring items (shared imports), short enough to end the workers together
-POOL_ROUNDS = 4  # fresh workers this many times per stage: bounds what each one's memory grows to
+POOL_ROUNDS = 3  # fresh workers this many times per stage: bounds what each one's memory grows to
 TASKS_PER_COLLECTION = 32  # tasks between young-generation passes: a safety net for cycles left (see _task_one)
 WORKER_TREE_BUDGET = 1_000_000  # source characters of trees a worker keeps between tasks (~50 bytes each;
 # mostly single definitions since traces parse those alone: 1M measured as fast as 2M, 100 MB less)
@@ -141,12 +141,11 @@ def _index_one(item: tuple[Path, bytes | None, IndexStore | None]) -> FileOutcom
     parsed = parse_source(path, found) if isinstance(found, bytes) else found
     if parsed.parsed is None:
         return FileOutcome(str(path), diagnostic=parsed.diagnostic, error=parsed.error)
-    encoding = parsed.parsed.module.encoding
     handle = TREES.adopt(parsed.parsed)  # later stages re-make the tree if it was dropped
     with TREES.scope():
         module, error = index_file(handle)
     if isinstance(found, bytes):
-        keep_index(stored, name, path, found, encoding, module)
+        keep_index(stored, name, found, module)
     return FileOutcome(str(path), module=module, error=error)
 
 

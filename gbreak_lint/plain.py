@@ -1,12 +1,14 @@
 """Frozen dataclasses <-> plain JSON data, checked field by field on the way in.
 
 Caches hold results as plain data: decoding builds only the declared types from the declared
-fields (str, int, bool, None, nested dataclasses, tuples and frozensets of them), so a file of the wrong shape
-is refused with PlainDataError instead of producing half-typed objects.
+fields (str, int, bool, None, enumerations, nested dataclasses, tuples and frozensets of them),
+so a file of the wrong shape is refused with PlainDataError instead of producing half-typed
+objects.
 """
 from __future__ import annotations
 
 import dataclasses
+import enum
 import sys
 import types
 import typing
@@ -18,6 +20,8 @@ class PlainDataError(ValueError):
 
 
 def to_plain(value):
+    if isinstance(value, enum.Enum):
+        return value.value
     if dataclasses.is_dataclass(value):
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
@@ -40,6 +44,11 @@ def from_plain(kind, data):
         return frozenset(from_plain(typing.get_args(kind)[0], item) for item in data)
     if dataclasses.is_dataclass(kind):
         return _from_dataclass(kind, data)
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        try:
+            return kind(data)
+        except ValueError as err:
+            raise PlainDataError(f"not a {kind.__name__}: {data!r}") from err
     if kind is type(None):
         if data is not None:
             raise PlainDataError("expected null")

@@ -125,7 +125,9 @@ def test_incremental_runs_find_what_cold_runs_find(project: Path) -> None:
 
 
 def test_an_edit_reruns_only_the_tasks_that_read_it(project: Path, monkeypatch) -> None:
-    _write(project, {"other.py": "import torch\n\n\n@torch.compile\ndef f(x):\n    return x + 1\n"})
+    # a frame skipped (a break in a loop): the stored result holds every kind of value a task has
+    _write(project, {"other.py": "import torch\n\n\n@torch.compile\ndef f(x):\n    for i in range(2):\n"
+                                 "        print(i)\n    return x + 1\n"})
     _findings(project, [project], use_cache=True)
     ran: list[str] = []
     real = api.run_tasks
@@ -229,3 +231,48 @@ def test_a_stored_index_of_the_wrong_shape_is_not_used() -> None:
         if found is not None:  # a value the index may hold either way (an optional one): still an index
             assert module_to_plain(found)["name"] == "m"
     assert refused > 40
+
+
+INHERITED = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": """\
+import torch.nn as nn
+
+
+class Base(nn.Module):
+    def helper(self, x):
+        return x + 1
+
+    def forward(self, x):
+        for _ in range(2):
+            x = self.helper(x)
+        return x
+""",
+    "pkg/loud.py": """\
+from pkg.base import Base
+
+
+class Loud(Base):
+    def helper(self, x):
+        print("helper")
+        return x + 1
+""",
+    "pkg/louder.py": "from pkg.loud import Loud\n\n\nclass Louder(Loud):\n    pass\n",
+}
+
+
+def test_a_file_checked_alone_finds_what_the_whole_tree_finds_in_it(tmp_path: Path, monkeypatch) -> None:
+    """`--assume-compiled modules`: a subclass in another file that keeps this file's forward
+    is compiled with its own methods (here `Loud.helper` prints inside the loop of
+    `Base.forward`: the frame is skipped). Each class is its own program: `Base` compiled
+    first does not hide what `Loud` does."""
+    monkeypatch.setenv("GBREAK_LINT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[tool.gbreak-lint]\nassume-compiled = "modules"\n')
+    _write(root, INHERITED)
+    base = root / "pkg/base.py"
+    whole = [d for d in _findings(root, [root], use_cache=False)["diagnostics"] if d["path"].endswith("pkg/base.py")]
+    alone = _findings(root, [base], use_cache=False)["diagnostics"]
+    assert any(d["kind"] == "frame-skipped" for d in whole), whole
+    assert alone == whole

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
 
@@ -380,13 +381,43 @@ def module_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: s
     """`--assume-compiled modules`: the forward of every nn.Module subclass defined in `paths`."""
     out = []
     for module in list(project.modules.values()):
-        if module.path not in paths:
-            continue
-        for cls in module.classes.values():
-            if not project.external_bases(cls) & knowledge.nn_module_bases:
-                continue
-            fn = project.method(cls, "forward")
-            if fn is not None:
-                out.append(EntryPoint(fn.qualname, fn.path, fn.def_line, False, ASSUMED_ENTRY,
-                                      self_class=cls.qualname))
+        if module.path in paths:
+            out += [entry for cls in module.classes.values() if (entry := _assumed_forward(project, knowledge, cls))]
     return tuple(out)
+
+
+def inherited_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths: set[str],
+                              importers: Callable[[set[str]], list[str]]) -> tuple[EntryPoint, ...]:
+    """`--assume-compiled modules` on a few files: the forward of the nn.Module subclasses
+    defined elsewhere that keep a forward defined in `paths` (a whole-tree scan compiles each,
+    and what breaks lies in these files). `importers(words)`: the modules whose imports name
+    one of `words` (class names, module names); subclasses of subclasses are followed."""
+    own = [m for m in list(project.modules.values()) if m.path in paths]
+    # the classes that give a subclass a forward defined here (a base class of every model
+    # that has none, such as `PreTrainedModel`, would make this a scan of the whole tree)
+    giving = {cls.name for m in own for cls in m.classes.values()
+              if (entry := _assumed_forward(project, knowledge, cls)) is not None and entry.path in paths}
+    words = giving | {m.name.rsplit(".", 1)[-1] for m in own} if giving else set()
+    seen = {m.name for m in own}
+    out: list[EntryPoint] = []
+    while words:
+        found: set[str] = set()
+        for name in importers(words):
+            module = project.modules.get(name) if name not in seen else None
+            seen.add(name)
+            for cls in module.classes.values() if module is not None else ():
+                entry = _assumed_forward(project, knowledge, cls)
+                if entry is not None and entry.path in paths:
+                    out.append(entry)
+                    found.add(cls.name)  # its own subclasses keep the same forward
+        words = found
+    return tuple(out)
+
+
+def _assumed_forward(project: ProjectIndex, knowledge: Knowledge, cls) -> EntryPoint | None:
+    if not project.external_bases(cls) & knowledge.nn_module_bases:
+        return None
+    fn = project.method(cls, "forward")
+    if fn is None:
+        return None
+    return EntryPoint(fn.qualname, fn.path, fn.def_line, False, ASSUMED_ENTRY, self_class=cls.qualname)

@@ -10,6 +10,7 @@ by text (forward hooks, disallow_in_graph) load the modules the skeleton marked 
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,7 +33,7 @@ class IndexStore(Protocol):
 
     def load(self, name: str, path: Path, data: bytes) -> ModuleIndex | None: ...
 
-    def keep(self, name: str, path: Path, data: bytes, encoding: str, module: ModuleIndex) -> None: ...
+    def keep(self, name: str, digest: str, module: ModuleIndex, if_absent: bool = False) -> None: ...
 
 
 class LazyModules(Mapping):
@@ -88,9 +89,8 @@ class LazyModules(Mapping):
         if not isinstance(found, bytes):
             return (found, None) if isinstance(found, ModuleIndex) else (None, found)
         outcome = parse_source(path, found)
-        encoding = outcome.parsed.module.encoding if outcome.parsed is not None else ""
         module = _index(outcome, name)
-        keep_index(self._stored, name, path, found, encoding, module)
+        keep_index(self._stored, name, found, module)
         return module, outcome
 
     def __getitem__(self, name: str) -> ModuleIndex:
@@ -182,10 +182,9 @@ def stored_index(stored: IndexStore | None, name: str, path: Path,
     return module if module is not None else data
 
 
-def keep_index(stored: IndexStore | None, name: str, path: Path, data: bytes, encoding: str,
-               module: ModuleIndex | None) -> None:
-    if stored is not None and module is not None and encoding:
-        stored.keep(name, path, data, encoding, module)
+def keep_index(stored: IndexStore | None, name: str, data: bytes, module: ModuleIndex | None) -> None:
+    if stored is not None and module is not None:
+        stored.keep(name, hashlib.sha1(data).hexdigest(), module)
 
 
 def _index(outcome: ParseOutcome, name: str) -> ModuleIndex | None:

@@ -195,6 +195,13 @@ class Skeleton:
             found = self._targets[name] = tuple(out)
         return found
 
+    def importers(self, words: set[str]) -> list[str]:
+        """The modules (by name, sorted) importing something whose last dotted part is one of
+        `words`: a class by its name from wherever it is imported (packages re-export), or a
+        module. A superset of the modules that can subclass those classes."""
+        return sorted(name for name, summary in self.modules.items()
+                      if any(target.rsplit(".", 1)[-1] in words for target in summary.imports))
+
     def components(self) -> dict[str, int]:
         """Modules connected by imports (either way) share a number: one program."""
         parent = {name: name for name in self.modules}

@@ -160,8 +160,14 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
         program = component.get(fn.module, -1)
         library = entry.how in LIBRARY_ENTRY_KINDS
         groups.setdefault((library, program, fn.path if library else ""), []).append(entry)
-    return tuple(Task(tuple(sorted(group, key=lambda e: (e.path, e.line))), flags.get(program, frozenset()), library)
+    return tuple(Task(tuple(sorted(group, key=_entry_order)), flags.get(program, frozenset()), library)
                  for (library, program, _), group in sorted(groups.items()))
+
+
+def _entry_order(entry: EntryPoint) -> tuple:
+    """A total order: a task is the same (and its stored result reused) however its entries
+    were found (one forward compiled as several subclasses shares path and line)."""
+    return entry.path, entry.line, entry.function, entry.self_class or "", entry.how
 
 
 def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task: Task,
@@ -172,31 +178,37 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
     if not task.library and _changes_dtypes(project, task):
         env.default_dtype = None
     nested_on = "nested_graph_breaks" in task.flags
-    tracer = Tracer(env, nested_on)
     errors: list[FileError] = []
-    for entry in task.entries:
-        try:
-            for key, strict_call in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
-                tracer.compile_entry(key, entry.function, entry.fullgraph, strict_call)
-        except RecursionError:
-            errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
-        except Exception as err:  # noqa: BLE001
-            if os.environ.get("GBREAK_LINT_DEBUG"):
-                raise
-            errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
-    frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
+    # A program's entries share Dynamo's caches: a code object compiled again only recompiles
+    # when its guards fail. A library task's entries are separate programs (each class
+    # compiled alone: a subclass keeping its base's forward runs its own methods and values).
+    groups = _separate_programs(project, task.entries) if task.library else [task.entries]
+    tracers = [_simulate(project, knowledge, env, nested_on, group, errors) for group in groups]
+    # a site or frame several programs reach: the first one's, as merge_results does
+    sites: dict[tuple, Site] = {}
+    outcomes: dict[tuple, Frame] = {}
+    failures: list[StrictFailure] = []
+    relaxations: dict[tuple[str, int], bool] = {}
+    for tracer in tracers:
+        frozen = {id(r): _freeze(r) for r in tracer.sites.values()}
+        for i, site in enumerate(frozen.values()):
+            sites.setdefault((site.rule, site.path, site.span, site.detail) if task.library else (i,), site)
+        for i, o in enumerate(tracer.frames.values()):
+            frame = _frame(o, frozen[id(o.site)])
+            outcomes.setdefault((frame.path, frame.qualname, frame.outcome, frame.break_span) if task.library else (i,),
+                                frame)
+        failures += [StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line) for e in tracer.strict_errors]
+        for key, used in tracer.relaxations.items():
+            relaxations[key] = relaxations.get(key, False) or used
+    reached = frozenset().union(*(t.reached for t in tracers))
     ops, places = env.op_counts(), env.function_places()
     functions = [(e, project.function(e.function)) for e in task.entries]
     return TaskResult(
-        sites=tuple(frozen.values()),
-        frames=tuple(_frame(o, frozen[id(o.site)]) for o in tracer.frames.values()),
-        strict_failures=tuple(StrictFailure(frozen[id(e.site)], e.entry, e.reason, e.line)
-                              for e in tracer.strict_errors),
+        sites=tuple(sites.values()), frames=tuple(outcomes.values()), strict_failures=tuple(failures),
         nested=tuple((e.function, nested_on) for e in task.entries),
-        reached=frozenset(tracer.reached), errors=tuple(errors),
-        relaxations=tuple(tracer.relaxations.items()),
-        op_counts=tuple((name, ops.get(name, 0)) for name in sorted(tracer.reached)),
-        places=tuple((name, *places[name]) for name in sorted(tracer.reached) if name in places),
+        reached=reached, errors=tuple(errors), relaxations=tuple(relaxations.items()),
+        op_counts=tuple((name, ops.get(name, 0)) for name in sorted(reached)),
+        places=tuple((name, *places[name]) for name in sorted(reached) if name in places),
         generators=tuple(FrameRefData(fn.path, fn.qualname, fn.name, fn.def_line, e.line)
                          for e, fn in functions if fn is not None and fn.is_generator),
         placement=tuple(issue for e, fn in functions if fn is not None and e.how != NAMED_ENTRY
@@ -373,6 +385,51 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
 # The tracer's records are mutable while it runs (a site's times_traced grows with each frame
 # that traces it) and hold the model's own objects (events, frame infos); the Prediction holds
 # frozen, plain snapshots of them, which is what crosses processes and what checks read.
+def _separate_programs(project: ProjectIndex, entries: tuple[EntryPoint, ...]) -> list[tuple[EntryPoint, ...]]:
+    """A library task's entries, one program each, less those the model would run exactly as
+    an earlier one: the same function on a class that adds nothing to the one it derives from
+    (`class GemmaRMSNorm(LlamaRMSNorm): pass`, common in generated model code)."""
+    programs: list[tuple[EntryPoint, ...]] = []
+    seen: set[tuple] = set()
+    for entry in entries:
+        cls = project.klass(entry.self_class) if entry.self_class else None
+        same = (entry.function, _behaves_as(project, cls), entry.fullgraph, entry.how) \
+            if cls is not None and entry.construction is None and not entry.called_as else None
+        if same is None or same not in seen:
+            programs.append((entry,))
+        if same is not None:
+            seen.add(same)
+    return programs
+
+
+def _behaves_as(project: ProjectIndex, cls) -> str:
+    """The class whose instances the model cannot tell from `cls`'s: up a chain of classes
+    with one (project) base that define nothing (no methods, attributes or decorators)."""
+    for _ in range(64):
+        mro = project.mro(cls)
+        if cls.methods or cls.attributes or cls.init_locals or cls.decorators or len(cls.bases) != 1 or len(mro) < 2:
+            break
+        cls = mro[1]
+    return cls.qualname
+
+
+def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested_on: bool,
+              entries: tuple[EntryPoint, ...], errors: list[FileError]) -> Tracer:
+    """One program's compiled entries, run in order through one model of Dynamo's caches."""
+    tracer = Tracer(env, nested_on)
+    for entry in entries:
+        try:
+            for key, strict_call in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
+                tracer.compile_entry(key, entry.function, entry.fullgraph, strict_call)
+        except RecursionError:
+            errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
+        except Exception as err:  # noqa: BLE001
+            if os.environ.get("GBREAK_LINT_DEBUG"):
+                raise
+            errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
+    return tracer
+
+
 def _freeze(r: SiteRecord) -> Site:
     return Site(rule=r.rule, gb_code=r.gb_code, path=r.path, span=r.event.span, function=r.frame.qualname,
                 frame_name=r.frame.name, times_traced=r.hits, chain=r.chain, entry=r.entry,
