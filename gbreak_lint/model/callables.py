@@ -17,6 +17,8 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
+from ..walk import NESTED_SCOPES, find_all
+from .frame_values import binding_counts
 from .types import FnValue
 from .values import literal
 
@@ -39,6 +41,11 @@ class Callables:
                 return bindings[expr.value]
             if expr.value in local:
                 return local[expr.value]
+            enclosing = self._enclosing_value(expr.value, module, function)
+            if enclosing is not None:  # `add3 = make_adder(3)` in the test that defines the frame's function
+                scope, bound = enclosing
+                defs = {name: FnValue(qual) for name, qual in scope.local_functions.items()}
+                return self.value(bound, module, scope, {}, defs, depth + 1)
         if isinstance(expr, cst.Call):
             return self._call_result(expr, module, function, bindings, local, depth)
         if isinstance(expr, cst.Subscript):
@@ -52,6 +59,37 @@ class Callables:
             if value is not None and expr.value not in module.reassigned:
                 return self.value(value, module, None, {}, {}, depth + 1)
         return None
+
+    def _enclosing_value(self, name: str, module: ModuleIndex,
+                         function: FunctionInfo | None) -> tuple[FunctionInfo, cst.BaseExpression] | None:
+        """The value a free variable of a nested function holds: the enclosing function (the
+        nearest that binds the name) assigns it once, by a plain `name = value`. Tests,
+        notebooks and scripts build what they compile inside `main()` or `test_x()`."""
+        if function is None or function.parent_function is None or name in self._bound_in(function):
+            return None
+        scope = module.functions.get(function.parent_function)
+        while scope is not None:
+            if name in self._bound_in(scope):
+                single = self._single_assignments(scope)
+                return (scope, single[name]) if name in single else None
+            scope = module.functions.get(scope.parent_function) if scope.parent_function else None
+        return None
+
+    def _bound_in(self, fn: FunctionInfo) -> frozenset[str]:
+        """Names a function binds: its parameters, local definitions and assignments."""
+        return self.project.derived(f"bound:{fn.qualname}", lambda: frozenset(
+            {p.name for p in fn.params} | set(fn.local_functions) | set(binding_counts(fn.node.body))))
+
+    def _single_assignments(self, fn: FunctionInfo) -> dict[str, cst.BaseExpression]:
+        """name -> value of the names a function binds exactly once, by `name = value` (not a
+        parameter)."""
+        def find() -> dict[str, cst.BaseExpression]:
+            counts = binding_counts(fn.node.body)
+            params = {p.name for p in fn.params}
+            return {t.target.value: a.value for a in find_all(fn.node.body, (cst.Assign,), skip=NESTED_SCOPES)
+                    for t in a.targets if isinstance(t.target, cst.Name) and len(a.targets) == 1
+                    and counts.get(t.target.value) == 1 and t.target.value not in params}
+        return self.project.derived(f"single-assignments:{fn.qualname}", find)
 
     def _module_global(self, expr, module: ModuleIndex, function: FunctionInfo | None) -> TypeGuard[cst.Name]:
         """A bare name that is neither a parameter nor a local def of the enclosing functions."""

@@ -409,7 +409,7 @@ class CauseMatcher:
 
     def _fake_run_table(self, fn: FunctionInfo):
         module = self.env.project.modules[fn.module]
-        for dec in fn.decorators:
+        for dec in self._decorators(fn):
             expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
             table = self.k.fake_run.get(self.env.project.qualify(expr, module) or "")
             if table is not None:
@@ -703,7 +703,29 @@ class CauseMatcher:
             self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
 
     def _opaque(self, fn: FunctionInfo) -> bool:
-        return self._decorated_with(fn.decorators, fn.module, self.k.opaque_decorators)
+        return self._decorated_with(self._decorators(fn), fn.module, self.k.opaque_decorators)
+
+    def _decorators(self, fn: FunctionInfo) -> tuple[cst.Decorator, ...]:
+        """Its decorators, and those its module applies by a statement that changes the
+        function itself (`torch._dynamo.allow_in_graph(helper)` at module level)."""
+        if fn.parent_function is not None or fn.class_qualname is not None:
+            return fn.decorators
+        registered = self.env.project.derived(f"registered:{fn.module}", lambda: self._registered(fn.module))
+        return fn.decorators + registered.get(fn.name, ())
+
+    def _registered(self, module_name: str) -> dict[str, tuple[cst.Decorator, ...]]:
+        module = self.env.project.modules[module_name]
+        if not any(name.rsplit(".", 1)[-1] in module.parsed.text for name in self.k.registering_decorators):
+            return {}
+        found: dict[str, tuple[cst.Decorator, ...]] = {}
+        for stmt in module.parsed.module.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                call = small.value if isinstance(small, cst.Expr) else None
+                if isinstance(call, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name) \
+                        and self.env.project.qualify(call.func, module) in self.k.registering_decorators:
+                    name = call.args[0].value.value
+                    found[name] = found.get(name, ()) + (cst.Decorator(decorator=call.func),)
+        return found
 
     def _disabled_class(self, target: CallTarget) -> str | None:
         """Calling an instance of an nn.Module class decorated with torch.compiler.disable."""

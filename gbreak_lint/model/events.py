@@ -348,9 +348,10 @@ class FrameBuilder:
         line = self.line(node)
         self.values.forget(node.body)  # a handler may run after any statement of the body
         self.ctx.append(Ctx(BlockKind.TRY, line))
+        raises = self._may_raise(node.body)  # (asked before the body binds its names)
         self.block(node.body)
         self.uncertain += 1
-        for handler in node.handlers:
+        for handler in node.handlers if raises else ():
             self.block(handler.body)
         self.uncertain -= 1
         self.ctx.pop()
@@ -360,6 +361,21 @@ class FrameBuilder:
             self.block(node.finalbody.body)
 
     stmt_TryStar = stmt_Try
+
+    def _may_raise(self, body) -> bool:
+        """Can the body raise while Dynamo traces it? Only then does it trace a handler. Tensor
+        operations and torch functions do not (a tensor divided by zero holds inf); a `raise`,
+        an `assert`, a call of anything else or indexing a Python value may."""
+        for node in find_all(body, (cst.Raise, cst.Assert, cst.Call, cst.Subscript), skip=NESTED_SCOPES):
+            if isinstance(node, cst.Call):
+                receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+                qual = self.resolver.qualify(node.func)
+                if (receiver is not None and self.scope.is_tensor(receiver)) or (qual or "").startswith("torch."):
+                    continue
+            elif isinstance(node, cst.Subscript) and self.scope.is_tensor(node.value):
+                continue
+            return True
+        return False
 
     def stmt_With(self, node: cst.With) -> None:
         pushed = 0

@@ -482,15 +482,22 @@ def _mutated(node: cst.CSTNode, name: str) -> bool:
 def assigned_names(node: cst.CSTNode) -> set[str]:
     """Names a statement or block binds (assignments, loop targets, `with ... as`), not in
     nested definitions."""
-    names: set[str] = set()
+    return set(binding_counts(node))
+
+
+def binding_counts(node: cst.CSTNode) -> dict[str, int]:
+    """How many statements or expressions of a block bind each name (not in nested definitions)."""
+    counts: dict[str, int] = {}
     for n in find_all(node, _BINDERS, skip=NESTED_SCOPES):
         if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-            names.add(n.name.value)
+            names = {n.name.value}
         elif isinstance(n, cst.AsName):
-            names.update(target_names(n.name))
+            names = set(target_names(n.name))
         else:
-            names.update(target_names(n.target))
-    return names
+            names = set(target_names(n.target))
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 _BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr,
