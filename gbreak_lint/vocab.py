@@ -93,6 +93,7 @@ class CauseCheck(Vocab):
     BUFFER_REASSIGN = "buffer_reassign"  # `self.buf = self.buf.to(...)` on an nn.Buffer attribute
     # a generator expression with a break inside, which Dynamo cannot rebuild to break at its consumer
     GENERATOR_REBUILD = "generator_rebuild"
+    CLASS_DEFINITION = "class_definition"  # a `class` statement (Dynamo cannot trace __build_class__)
 
 
 class Fate(Vocab):

@@ -18,7 +18,7 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..parse import definitions_within
-from ..walk import walk
+from ..walk import find_all, walk
 from .callables import Callables
 from .types import FnValue
 
@@ -128,18 +128,14 @@ class _HookCalls(cst.CSTVisitor):
 
 
 def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
-    """`torch._dynamo.disallow_in_graph(torch.sub)` statements at module level: the qualified
-    names of what they disallow."""
+    """`torch._dynamo.disallow_in_graph(torch.sub)` calls, at module level or in a function
+    (a test or `main()` disallows before it compiles): the qualified names of what they
+    disallow."""
     found: set[str] = set()
     for module in project.mentioning("disallow_in_graph"):
-        for stmt in module.parsed.module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                call = small.value if isinstance(small, cst.Expr) else None
-                if isinstance(call, cst.Call) and call.args and \
-                        project.qualify(call.func, module) in knowledge.disallow_functions:
-                    target = project.qualify(call.args[0].value, module)
-                    if target:
-                        found.add(target)
+        for call in find_all(module.parsed.module, (cst.Call,)):
+            if call.args and project.qualify(call.func, module) in knowledge.disallow_functions:
+                target = project.qualify(call.args[0].value, module)
+                if target:
+                    found.add(target)
     return frozenset(found)

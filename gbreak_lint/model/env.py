@@ -59,10 +59,11 @@ class ModelEnv:
 
     @property
     def disallowed(self) -> frozenset[str]:
-        """Functions the project passes to `torch._dynamo.disallow_in_graph` (module level)."""
+        """Functions the project passes to `torch._dynamo.disallow_in_graph`, and those torch skips."""
         from .attributes import disallowed_functions
 
-        return self.project.derived("disallowed", lambda: disallowed_functions(self.project, self.knowledge))
+        return self.project.derived("disallowed", lambda: disallowed_functions(self.project, self.knowledge)
+                                    | self.knowledge.skipped_functions)
 
     def node_memo(self, kind: str, node, compute):
         """`compute()` once per node and kind in this run: a function is walked for every

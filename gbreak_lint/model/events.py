@@ -408,7 +408,11 @@ class FrameBuilder:
             self.expr(dec.decorator)
 
     def stmt_ClassDef(self, node) -> None:
-        return None
+        for expr in [d.decorator for d in node.decorators] + [arg.value for arg in node.bases]:
+            self.expr(expr)
+        rule = self.causes.rule_for_check(CauseCheck.CLASS_DEFINITION)
+        if rule is not None and self.causes.check_enabled(CauseCheck.CLASS_DEFINITION):
+            self.emit_break(rule, node.name, detail=node.name.value)
 
     # -- expressions -----------------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> None:

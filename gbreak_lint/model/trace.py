@@ -113,12 +113,14 @@ class Tracer:
         """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""
         self.strict_call = strict_call
         try:
-            self.compile_frame(key, (), entry, strict_entry=fullgraph)
+            self.compile_frame(key, (), entry, strict_entry=fullgraph, compiled_function=True)
         finally:
             self.strict_call = False
 
     def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
-                      strict_entry: bool = False) -> None:
+                      strict_entry: bool = False, compiled_function: bool = False) -> None:
+        """`compiled_function`: the function `torch.compile` wrapped, whose code Dynamo always
+        compiles (eval_frame's always_optimize_code_objects), tensors or not."""
         seen = self.compiled.get(key.qualname)
         values = self._guarded_values(key)
         if seen is not None:
@@ -139,7 +141,7 @@ class Tracer:
         if info.is_generator:  # Dynamo does not compile a generator's frame, only its callees
             self._run_eagerly(key, chain, entry)
             return
-        if info.eager_only or not self._has_tensor_inputs(key, info):
+        if info.eager_only or not (compiled_function or self._has_tensor_inputs(key, info)):
             self._run_eagerly(key, chain, entry)  # not compiled: its callees still reach Dynamo
             return
         self.reached.add(info.qualname)
