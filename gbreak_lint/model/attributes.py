@@ -18,7 +18,7 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..parse import definitions_within
-from ..walk import find_all, walk
+from ..walk import NESTED_SCOPES, find_all, walk
 from .callables import Callables
 from .types import FnValue
 
@@ -128,14 +128,29 @@ class _HookCalls(cst.CSTVisitor):
 
 
 def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
-    """`torch._dynamo.disallow_in_graph(torch.sub)` calls, at module level or in a function
-    (a test or `main()` disallows before it compiles): the qualified names of what they
-    disallow."""
+    """`torch._dynamo.disallow_in_graph(torch.sub)` calls at module level, or in a function (a
+    test disallows before it compiles, and may allow again after: in a function the first
+    call naming a target decides): the qualified names of what they disallow."""
     found: set[str] = set()
     for module in project.mentioning("disallow_in_graph"):
-        for call in find_all(module.parsed.module, (cst.Call,)):
-            if call.args and project.qualify(call.func, module) in knowledge.disallow_functions:
-                target = project.qualify(call.args[0].value, module)
-                if target:
-                    found.add(target)
+        scopes = [module.parsed.module.body] + [fn.node.body.body for fn in module.functions.values()
+                                                if "disallow_in_graph" in _text_of(fn)]
+        for at_module_level, scope in zip([True] + [False] * (len(scopes) - 1), scopes):
+            first: dict[str, bool] = {}  # target -> disallowed by the first call naming it
+            for statement in scope:
+                for call in find_all(statement, (cst.Call,), skip=NESTED_SCOPES):
+                    qual = project.qualify(call.func, module) if call.args else None
+                    target = project.qualify(call.args[0].value, module) if qual else None
+                    if target and qual in knowledge.disallow_functions:
+                        first.setdefault(target, True)
+                        found |= {target} if at_module_level else set()
+                    elif target and qual in knowledge.registering_decorators:
+                        first.setdefault(target, False)
+            found |= {target for target, disallowed in first.items() if disallowed}
     return frozenset(found)
+
+
+def _text_of(fn: FunctionInfo) -> str:
+    """The source lines of a function (a cheap test before parsing it)."""
+    spans = fn.parsed.definition_spans()
+    return fn.parsed.text[spans[fn.ordinal][0]:spans[fn.ordinal][1]] if fn.ordinal < len(spans) else fn.parsed.text
