@@ -94,6 +94,7 @@ class CauseCheck(Vocab):
     # a generator expression with a break inside, which Dynamo cannot rebuild to break at its consumer
     GENERATOR_REBUILD = "generator_rebuild"
     CLASS_DEFINITION = "class_definition"  # a `class` statement (Dynamo cannot trace __build_class__)
+    OPTIMIZER_METHOD = "optimizer_method"  # `opt.step()` / `opt.zero_grad()` on a torch.optim optimizer
 
 
 class Fate(Vocab):

@@ -31,6 +31,7 @@ class Knowledge:
     default_float_dtype: str = "torch.float32"
     constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    optimizer_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # method -> GB code
     # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
     fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -81,6 +82,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         default_float_dtype=str(data.get("default_float_dtype", "torch.float32")),
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
+        optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
         fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),
                                                         "errors": frozenset(v.get("errors") or ())})
                                    for k, v in (data.get("fake_run") or {}).items()}),

@@ -41,7 +41,7 @@ class Callables:
                 return bindings[expr.value]
             if expr.value in local:
                 return local[expr.value]
-            enclosing = self._enclosing_value(expr.value, module, function)
+            enclosing = self.enclosing_value(expr.value, module, function)
             if enclosing is not None:  # `add3 = make_adder(3)` in the test that defines the frame's function
                 scope, bound = enclosing
                 defs = {name: FnValue(qual) for name, qual in scope.local_functions.items()}
@@ -60,7 +60,7 @@ class Callables:
                 return self.value(value, module, None, {}, {}, depth + 1)
         return None
 
-    def _enclosing_value(self, name: str, module: ModuleIndex,
+    def enclosing_value(self, name: str, module: ModuleIndex,
                          function: FunctionInfo | None) -> tuple[FunctionInfo, cst.BaseExpression] | None:
         """The value a free variable of a nested function holds: the enclosing function (the
         nearest that binds the name) assigns it once, by a plain `name = value`. Tests,

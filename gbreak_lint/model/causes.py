@@ -82,6 +82,11 @@ class CauseMatcher:
         if opaque is not None and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
             b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=opaque)
             return
+        method = self._optimizer_method(node)
+        if method is not None and self.check_enabled(CauseCheck.OPTIMIZER_METHOD):
+            b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_METHOD), node, detail=method,
+                         gb_code=self.k.optimizer_methods[method])
+            return
         rule = self._cause_rule(node, qual)
         if rule is not None:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
@@ -827,14 +832,30 @@ class CauseMatcher:
 
     def _global_made_by(self, item: cst.BaseExpression) -> str | None:
         """The factory of the object a module-level name holds, when the name is never
-        rebound (`_lock = threading.Lock()`)."""
+        rebound (`_lock = threading.Lock()`), or the enclosing function's name (a test's
+        `opt = torch.optim.SGD(...)` read by the function it compiles)."""
         if not isinstance(item, cst.Name) or item.value in self.b.own_variables():
             return None  # a local of the same name
         module = self.b.module
+        enclosing = self.b.resolver.callables.enclosing_value(item.value, module, self.b.function)
+        if enclosing is not None:
+            scope, value = enclosing
+            return self.env.project.qualify(value.func, module, scope) if isinstance(value, cst.Call) else None
         value = module.values.get(item.value)
         if not isinstance(value, cst.Call) or item.value in module.reassigned:
             return None
         return self.env.project.qualify(value.func, module)
+
+    def _optimizer_method(self, node: cst.Call) -> str | None:
+        """`opt.step()` / `opt.zero_grad()` on a torch.optim optimizer (knowledge:
+        optimizer_methods): the method's name."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in self.k.optimizer_methods:
+            return None
+        made_by = self._global_made_by(func.value) or self._self_attribute_made_by(func.value) or ""
+        parts = made_by.split(".")
+        is_optimizer = len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+        return func.attr.value if is_optimizer else None
 
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""
