@@ -8,7 +8,7 @@ few local assignments (`x = ...`, `x |= ...`) they make.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Mapping, Callable
 
 import libcst as cst
 
@@ -19,9 +19,11 @@ MAX_DEPTH = 3  # helpers calling helpers calling the predicate
 
 
 class CompileTimeValues:
-    def __init__(self, project: ProjectIndex, predicates: frozenset[str]):
+    def __init__(self, project: ProjectIndex, predicates: frozenset[str], constants: Mapping[str, object] | None = None):
         self.project = project
         self.predicates = predicates
+        # calls whose truth Dynamo knows (knowledge: constant_calls; `is_exporting()` is False)
+        self.known = {name: value for name, value in (constants or {}).items() if isinstance(value, bool)}
         self._returns: dict[str, bool | None] = {}
 
     def value(self, expr: cst.BaseExpression, qualify: Callable, local: dict | None = None,
@@ -51,6 +53,8 @@ class CompileTimeValues:
         qual = qualify(call.func)
         if qual in self.predicates:
             return True
+        if qual in self.known:
+            return self.known[qual]
         fn = self.project.function(qual)
         return self.returns(fn, depth + 1) if fn is not None else None
 

@@ -39,7 +39,7 @@ class ModelEnv:
                 index = getattr(self, TRIGGER_INDEXES[key])
                 for name in value:  # type: ignore[attr-defined]  # catalog validated: a list of names
                     index[name].append(rule)
-        self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates)
+        self.compile_time = CompileTimeValues(project, knowledge.compiling_predicates, knowledge.constant_calls)
         # the dtype of a floating tensor nothing else tells (None: the program changes dtypes)
         self.default_dtype: str | None = knowledge.default_float_dtype
         self._frames: dict[FrameKey, FrameInfo | None] = {}
