@@ -23,7 +23,7 @@ from .diagnostics import Span
 from .index.entries import EntryFacts
 from .index.lazy import LazyModules
 from .index.skeleton import GLOBAL_MARKERS, ModuleSummary, summarize
-from .index.stored import module_from_plain, module_to_plain
+from .index.stored import code_of, module_from_plain, module_to_plain
 from .index.symbols import ModuleIndex
 from .model.predict import Task, TaskResult
 from .parse import ParsedModule
@@ -122,7 +122,7 @@ class RunCache:
     def keep_entry_facts(self, name: str, facts: EntryFacts, reads: set[str]) -> None:
         if self.store is None:
             return
-        codes = [_code(e.construction) if e.construction is not None else None for e in facts.entries]
+        codes = [code_of(e.construction) if e.construction is not None else None for e in facts.entries]
         plain = to_plain(replace(facts, entries=tuple(replace(e, construction=None) for e in facts.entries)))
         self._write(self.store.entries, self._entries_key(name), reads, {"facts": plain, "constructions": codes})
 
@@ -217,7 +217,7 @@ def _strings(value) -> list[str] | None:
 def _plain_with_code(value):
     """A task as plain data, the construction expressions of its entries as their code."""
     if isinstance(value, cst.CSTNode):
-        return _code(value)
+        return code_of(value)
     if hasattr(value, "__dataclass_fields__"):
         return {name: _plain_with_code(getattr(value, name)) for name in value.__dataclass_fields__}
     if isinstance(value, (tuple, list)):
@@ -225,10 +225,6 @@ def _plain_with_code(value):
     if isinstance(value, frozenset):
         return sorted(_plain_with_code(v) for v in value)
     return value
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _probes_to_plain(probes: tuple) -> list:

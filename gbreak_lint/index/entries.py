@@ -397,7 +397,7 @@ def inherited_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths
     # that has none, such as `PreTrainedModel`, would make this a scan of the whole tree)
     giving = {cls.name for m in own for cls in m.classes.values()
               if (entry := _assumed_forward(project, knowledge, cls)) is not None and entry.path in paths}
-    words = giving | {m.name.rsplit(".", 1)[-1] for m in own} if giving else set()
+    words = (giving | {m.name.rsplit(".", 1)[-1] for m in own}) if giving else set()
     seen = {m.name for m in own}
     out: list[EntryPoint] = []
     while words:

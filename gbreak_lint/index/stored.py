@@ -45,7 +45,7 @@ def _function_to_plain(fn: FunctionInfo) -> dict:
         "qualname": fn.qualname, "name": fn.name, "ordinal": fn.ordinal, "def_line": fn.def_line,
         "class_qualname": fn.class_qualname, "parent_function": fn.parent_function,
         "params": [[p.name, p.kind, _code_or_none(p.default), p.annotation] for p in fn.params],
-        "decorators": [_code(d.decorator) for d in fn.decorators], "is_async": fn.is_async,
+        "decorators": [code_of(d.decorator) for d in fn.decorators], "is_async": fn.is_async,
         "local_functions": dict(fn.local_functions),
     }
 
@@ -53,22 +53,23 @@ def _function_to_plain(fn: FunctionInfo) -> dict:
 def _class_to_plain(cls: ClassInfo) -> dict:
     return {
         "qualname": cls.qualname, "name": cls.name, "ordinal": cls.ordinal, "def_line": cls.def_line,
-        "bases": [_code(b) for b in cls.bases], "methods": dict(cls.methods),
+        "bases": [code_of(b) for b in cls.bases], "methods": dict(cls.methods),
         "attributes": _codes(cls.attributes),
-        "init_locals": {name: [_code(v) for v in values] for name, values in cls.init_locals.items()},
-        "reassigned": sorted(cls.reassigned), "decorators": [_code(d.decorator) for d in cls.decorators],
+        "init_locals": {name: [code_of(v) for v in values] for name, values in cls.init_locals.items()},
+        "reassigned": sorted(cls.reassigned), "decorators": [code_of(d.decorator) for d in cls.decorators],
     }
 
 
 def _codes(values) -> dict[str, str]:
-    return {name: _code(value) for name, value in values.items()}
+    return {name: code_of(value) for name, value in values.items()}
 
 
 def _code_or_none(node: cst.CSTNode | None) -> str | None:
-    return _code(node) if node is not None else None
+    return code_of(node) if node is not None else None
 
 
-def _code(node: cst.CSTNode) -> str:
+def code_of(node: cst.CSTNode) -> str:
+    """An expression's source text (how the stores keep expressions)."""
     return cst.Module([]).code_for_node(node)
 
 
@@ -87,66 +88,66 @@ def _module(data, parsed: ParsedModule, name: str) -> ModuleIndex:
     path = _str(data["path"])
     if _str(data["name"]) != name or path != str(parsed.path):
         raise _Shape("another module")
-    expressions = _Expressions()
-    functions = [_function(f, name, parsed, expressions) for f in _list(data["functions"])]
-    classes = [_class(c, name, parsed, expressions) for c in _list(data["classes"])]
+    functions = [_function(f, name, parsed) for f in _list(data["functions"])]
+    classes = [_class(c, name, parsed) for c in _list(data["classes"])]
     return ModuleIndex(
         name=name, path=path, is_package=_bool(data["is_package"]), parsed=parsed,
         imports=_str_map(data["imports"]), module_imports=frozenset(_strs(data["module_imports"])),
         star_imports=tuple(_strs(data["star_imports"])),
         functions=MappingProxyType({f.qualname: f for f in functions}),
         classes=MappingProxyType({c.qualname: c for c in classes}),
-        top_level=_str_map(data["top_level"]), values=expressions.mapping(data["values"]),
+        top_level=_str_map(data["top_level"]), values=_expr_map(data["values"]),
         reassigned=frozenset(_strs(data["reassigned"])),
     )
 
 
-def _function(data, module: str, parsed: ParsedModule, expressions: "_Expressions") -> FunctionInfo:
+def _function(data, module: str, parsed: ParsedModule) -> FunctionInfo:
     data = _dict(data)
     return FunctionInfo(
         qualname=_str(data["qualname"]), name=_str(data["name"]), module=module, path=str(parsed.path),
         ordinal=_int(data["ordinal"]), def_line=_int(data["def_line"]), parsed=parsed,
         class_qualname=_optional_str(data["class_qualname"]), parent_function=_optional_str(data["parent_function"]),
-        params=tuple(_param(p, expressions) for p in _list(data["params"])),
-        decorators=expressions.decorators(data["decorators"]), is_async=_bool(data["is_async"]),
+        params=tuple(_param(p) for p in _list(data["params"])),
+        decorators=_decorators(data["decorators"]), is_async=_bool(data["is_async"]),
         local_functions=_str_map(data["local_functions"]),
     )
 
 
-def _param(data, expressions: "_Expressions") -> Param:
+def _param(data) -> Param:
     name, kind, default, annotation = _list(data)
     if _str(kind) not in PARAM_KINDS:
         raise _Shape(f"parameter kind {kind!r}")
-    return Param(_str(name), kind, expressions.optional(default), _optional_str(annotation))
+    return Param(_str(name), kind, _optional_expr(default), _optional_str(annotation))
 
 
-def _class(data, module: str, parsed: ParsedModule, expressions: "_Expressions") -> ClassInfo:
+def _class(data, module: str, parsed: ParsedModule) -> ClassInfo:
     data = _dict(data)
-    init_locals = {_str(k): tuple(expressions.one(v) for v in _list(vs)) for k, vs in _dict(data["init_locals"]).items()}
+    init_locals = {_str(k): tuple(_expr(v) for v in _list(vs)) for k, vs in _dict(data["init_locals"]).items()}
     return ClassInfo(
         qualname=_str(data["qualname"]), name=_str(data["name"]), module=module, path=str(parsed.path),
         ordinal=_int(data["ordinal"]), def_line=_int(data["def_line"]), parsed=parsed,
-        bases=tuple(expressions.one(b) for b in _list(data["bases"])), methods=_str_map(data["methods"]),
-        attributes=expressions.mapping(data["attributes"]), init_locals=MappingProxyType(init_locals),
-        reassigned=frozenset(_strs(data["reassigned"])), decorators=expressions.decorators(data["decorators"]),
+        bases=tuple(_expr(b) for b in _list(data["bases"])), methods=_str_map(data["methods"]),
+        attributes=_expr_map(data["attributes"]), init_locals=MappingProxyType(init_locals),
+        reassigned=frozenset(_strs(data["reassigned"])), decorators=_decorators(data["decorators"]),
     )
 
 
-class _Expressions:
-    """Code -> expression node. Each occurrence gets its own node, as in the tree: analyses
-    may remember facts per node, and two equal texts in two classes are two places."""
+def _expr(code) -> cst.BaseExpression:
+    """Each occurrence gets its own node, as in the tree: analyses may remember facts per node,
+    and two equal texts in two classes are two places."""
+    return cst.parse_expression(_str(code))
 
-    def one(self, code) -> cst.BaseExpression:
-        return cst.parse_expression(_str(code))
 
-    def optional(self, code) -> cst.BaseExpression | None:
-        return None if code is None else self.one(code)
+def _optional_expr(code) -> cst.BaseExpression | None:
+    return None if code is None else _expr(code)
 
-    def mapping(self, data) -> MappingProxyType:
-        return MappingProxyType({_str(k): self.one(v) for k, v in _dict(data).items()})
 
-    def decorators(self, data) -> tuple[cst.Decorator, ...]:
-        return tuple(cst.Decorator(decorator=self.one(code)) for code in _list(data))
+def _expr_map(data) -> MappingProxyType:
+    return MappingProxyType({_str(k): _expr(v) for k, v in _dict(data).items()})
+
+
+def _decorators(data) -> tuple[cst.Decorator, ...]:
+    return tuple(cst.Decorator(decorator=_expr(code)) for code in _list(data))
 
 
 def _dict(value) -> dict:

@@ -135,7 +135,7 @@ def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
     for module in project.mentioning("disallow_in_graph"):
         scopes = [module.parsed.module.body] + [fn.node.body.body for fn in module.functions.values()
                                                 if "disallow_in_graph" in _text_of(fn)]
-        for at_module_level, scope in zip([True] + [False] * (len(scopes) - 1), scopes):
+        for i, scope in enumerate(scopes):
             first: dict[str, bool] = {}  # target -> disallowed by the first call naming it
             for statement in scope:
                 for call in find_all(statement, (cst.Call,), skip=NESTED_SCOPES):
@@ -143,7 +143,8 @@ def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
                     target = project.qualify(call.args[0].value, module) if qual else None
                     if target and qual in knowledge.disallow_functions:
                         first.setdefault(target, True)
-                        found |= {target} if at_module_level else set()
+                        if i == 0:  # at module level every disallow counts
+                            found.add(target)
                     elif target and qual in knowledge.registering_decorators:
                         first.setdefault(target, False)
             found |= {target for target, disallowed in first.items() if disallowed}
