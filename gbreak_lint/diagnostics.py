@@ -18,7 +18,10 @@ class Span:
 
 
 def short_name(qualname: str) -> str:
-    """`pkg.mod.Class.method` -> `Class.method`, `pkg.mod.func` -> `func` (the path names the module)."""
+    """`pkg.mod.Class.method` -> `Class.method`, `pkg.mod.func` -> `func` (the path names the
+    module); a lambda's `<lambda>@15:30` -> `<lambda>` (the chain tells where)."""
+    if ".<lambda>@" in qualname:
+        return "<lambda>"
     parts = qualname.split(".")
     for i, part in enumerate(parts[:-1]):
         if part[:1].isupper():

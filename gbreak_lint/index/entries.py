@@ -32,6 +32,10 @@ class EntryPoint:
     called_as: str | None = None  # the name the program calls the compiled code by
     construction: cst.Call | None = None  # `Net(cfg)`: how the compiled module instance was built
     instance_name: str | None = None  # `torch.compile(model)`: the compiled module instance's name
+    # `torch.compile(lambda x: m(x))`: the function the lambda is written in and where the
+    # lambda starts (line, column); `function` then names the lambda (see `lambda_entry_name`)
+    lambda_host: str | None = None
+    lambda_at: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -245,6 +249,9 @@ class _EntryFinder(cst.CSTVisitor):
             self.configs.append(ConfigSet(f"{REORDERABLE}{target}", True, self.module.path, self.line(node)))
 
     def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
+        if isinstance(value, cst.Lambda):
+            self._compiled_lambda(value, node, fullgraph, how)
+            return
         cls = self.instance_class(value)
         if cls is not None:
             self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls, value)
@@ -256,6 +263,33 @@ class _EntryFinder(cst.CSTVisitor):
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+
+
+    def _compiled_lambda(self, lam: cst.Lambda, node, fullgraph: bool, how: str) -> None:
+        """`torch.compile(lambda x: m(x))` in a function: the lambda's code is the compiled
+        frame (Dynamo names it `<lambda>`), its free names those of the function around it."""
+        host = self.function
+        if host is None:  # a module-level lambda has no function to read its names from
+            return
+        span = self.module.parsed.span(lam)
+        assigned = self.assigned.get(id(node))
+        called_as = assigned or (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once
+                                 else None)
+        self.entries.append(EntryPoint(lambda_entry_name(host.qualname, span.line, span.column), self.module.path,
+                                       self.line(node), fullgraph, f"{how}(lambda)", self.module.parsed.span(node),
+                                       assigned, called_as=called_as, lambda_host=host.qualname,
+                                       lambda_at=(span.line, span.column)))
+
+
+def lambda_entry_name(host: str, line: int, column: int) -> str:
+    """The qualname a compiled lambda is known by: where it is, inside the function holding it."""
+    return f"{host}.<lambda>@{line}:{column}"
+
+
+def entry_function(project: ProjectIndex, entry: EntryPoint) -> FunctionInfo | None:
+    """The project function an entry's code lives in: the compiled function itself, or the
+    function a compiled lambda is written in."""
+    return project.function(entry.lambda_host or entry.function)
 
 
 CALLED_AT_ONCE = "@"  # `called_as` of a compiled object called where it is made (no name)

@@ -60,14 +60,20 @@ class Callables:
                 return self.value(value, module, None, {}, {}, depth + 1)
         return None
 
-    def enclosing_value(self, name: str, module: ModuleIndex,
-                         function: FunctionInfo | None) -> tuple[FunctionInfo, cst.BaseExpression] | None:
+    def enclosing_value(self, name: str, module: ModuleIndex, function: FunctionInfo | None,
+                        in_lambda: bool = False) -> tuple[FunctionInfo, cst.BaseExpression] | None:
         """The value a free variable of a nested function holds: the enclosing function (the
         nearest that binds the name) assigns it once, by a plain `name = value`. Tests,
-        notebooks and scripts build what they compile inside `main()` or `test_x()`."""
-        if function is None or function.parent_function is None or name in self._bound_in(function):
+        notebooks and scripts build what they compile inside `main()` or `test_x()`.
+        `in_lambda`: the code is a lambda written in `function`, whose own names are free."""
+        if function is None:
             return None
-        scope = module.functions.get(function.parent_function)
+        if in_lambda:
+            scope: FunctionInfo | None = function
+        elif function.parent_function is None or name in self._bound_in(function):
+            return None
+        else:
+            scope = module.functions.get(function.parent_function)
         while scope is not None:
             if name in self._bound_in(scope):
                 single = self._single_assignments(scope)

@@ -837,7 +837,7 @@ class CauseMatcher:
         if not isinstance(item, cst.Name) or item.value in self.b.own_variables():
             return None  # a local of the same name
         module = self.b.module
-        enclosing = self.b.resolver.callables.enclosing_value(item.value, module, self.b.function)
+        enclosing = self.b.resolver.enclosing_value(item.value)
         if enclosing is not None:
             scope, value = enclosing
             return self.env.project.qualify(value.func, module, scope) if isinstance(value, cst.Call) else None

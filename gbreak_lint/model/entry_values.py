@@ -12,6 +12,7 @@ import libcst as cst
 
 from ..index.entries import CALLED_AT_ONCE, EntryPoint, called_at_once
 from ..index.project import ProjectIndex
+from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..walk import walk
 from .callables import Callables
@@ -39,8 +40,9 @@ def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
         return [(key, False)]
     variants: list[tuple[FrameKey, bool]] = []
     called = _through_decorators(project, knowledge, key) if cls is not None else key
-    for call, strict, local_values in _calls_named(project, knowledge, module, entry.called_as):
-        variant = (_with_call_site(project, knowledge, module, called, call, cls is not None, local_values), strict)
+    for call, strict, local_values, caller in _calls_named(project, knowledge, module, entry.called_as):
+        variant = (_with_call_site(project, knowledge, module, called, call, cls is not None, local_values, caller),
+                   strict)
         if variant not in variants:
             variants.append(variant)
     return variants[:MAX_VARIANTS] or [(key, False)]
@@ -66,7 +68,7 @@ def _fields(key: FrameKey) -> dict:
 
 
 def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool,
-                    local_values: dict | None = None) -> FrameKey:
+                    local_values: dict | None = None, caller: FunctionInfo | None = None) -> FrameKey:
     fn = project.function(key.qualname)
     if fn is None or any(a.star for a in call.args):
         return key
@@ -74,6 +76,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     positional = [p for p in params if p.kind == "positional"]
     tensors = set(key.tensor_params)
     arguments: dict[str, object] = dict(key.arguments)  # a wrapper's cells holding constants
+    bindings = dict(key.bindings)
+    callables = Callables(project, knowledge)
     pairs = [(p.name, a.value) for p, a in zip(positional, [a for a in call.args if a.keyword is None])]
     pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
     shapes: dict[str, tuple[int, ...]] = {}
@@ -85,6 +89,11 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)
             arguments[name] = Const(Seq(length, display_kind(value)))
+            continue
+        function = callables.value(value, module, caller, {}, {})
+        if function is not None:  # `outer(f, x)`: calls of `fn` in the entry run `f`
+            tensors.discard(name)
+            bindings[name] = function
             continue
         if _is_tensor_expr(project, knowledge, module, value):
             tensors.add(name)
@@ -98,6 +107,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                                     lambda value: _is_tensor_expr(project, knowledge, module, value),
                                     value_of=literal))
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
+                       "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors))})
 
@@ -129,10 +139,11 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values
 
 
-def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, bool, dict]]:
+def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, bool, dict, FunctionInfo | None]]:
     """Calls of `name(...)`, each with whether it runs inside `with error_on_graph_break(True)`
-    (the program makes every break of that compile an error) and the plain `name = value`
-    assignments of its function seen before it (what the arguments it passes were bound to)."""
+    (the program makes every break of that compile an error), the plain `name = value`
+    assignments of its function seen before it (what the arguments it passes were bound to)
+    and that function (where the names it passes are read)."""
     finder = _NamedCalls(project, knowledge, module, name)
     walk(module.parsed.module, finder)
     return finder.found
@@ -141,9 +152,11 @@ def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, 
 class _NamedCalls(cst.CSTVisitor):
     def __init__(self, project, knowledge, module, name: str):
         self.project, self.knowledge, self.module, self.name = project, knowledge, module, name
-        self.found: list[tuple[cst.Call, bool, dict]] = []
+        self.found: list[tuple[cst.Call, bool, dict, FunctionInfo | None]] = []
         self.strict: list[bool] = []
         self.scopes: list[dict] = [{}]
+        self.functions: list[FunctionInfo | None] = [None]
+        self.by_node = {fn.node: fn for fn in module.functions.values()}
 
     def visit_With(self, node: cst.With) -> None:
         self.strict.append(any(self._strict_item(i) for i in node.items))
@@ -153,9 +166,11 @@ class _NamedCalls(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.append({})
+        self.functions.append(self.by_node.get(node))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
+        self.functions.pop()
 
     def leave_Assign(self, node: cst.Assign) -> None:  # after the calls in its value
         for target in node.targets:
@@ -164,7 +179,8 @@ class _NamedCalls(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._calls(node.func):
-            self.found.append((node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {}))
+            self.found.append((node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {},
+                               self.functions[-1]))
 
     def _strict_item(self, item: cst.WithItem) -> bool:
         call = item.item

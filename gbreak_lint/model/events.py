@@ -57,6 +57,8 @@ class FrameBuilder:
                                   inherited=isinstance(source, (Comprehension, LambdaBody)),
                                   default_dtype=env.default_dtype)
         self.resolver.held_class = self._held_class
+        if isinstance(source, LambdaBody):
+            self.resolver.lambda_params = source.parameters
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False

@@ -9,13 +9,14 @@ from typing import Mapping
 from ..catalog import Catalog
 from ..diagnostics import ChainLink, FileError, Span
 from ..index import internal_error
-from ..index.entries import ConfigSet, EntryPoint, WrappedCompile
+from ..index.entries import ConfigSet, EntryPoint, WrappedCompile, entry_function
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
 from .env import ModelEnv
 from .frame_store import FrameStore
 from .placement import PlacementIssue, placement_issues
+from .compiled_lambda import compiled_lambda, lambda_parameters
 from .entry_values import entry_variants
 from .trace import FrameOutcome, SiteRecord, Tracer
 from .types import FrameKey
@@ -154,7 +155,7 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
     flags = _flags_by_component(project, configs, component)
     groups: dict[tuple, list[EntryPoint]] = {}
     for entry in entries:
-        fn = project.function(entry.function)
+        fn = entry_function(project, entry)
         if fn is None:
             continue
         program = component.get(fn.module, -1)
@@ -202,7 +203,7 @@ def run_task(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog, task
             relaxations[key] = relaxations.get(key, False) or used
     reached = frozenset().union(*(t.reached for t in tracers))
     ops, places = env.op_counts(), env.function_places()
-    functions = [(e, project.function(e.function)) for e in task.entries]
+    functions = [(e, project.function(e.function)) for e in task.entries if e.lambda_host is None]
     return TaskResult(
         sites=tuple(sites.values()), frames=tuple(outcomes.values()), strict_failures=tuple(failures),
         nested=tuple((e.function, nested_on) for e in task.entries),
@@ -385,6 +386,15 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
 # The tracer's records are mutable while it runs (a site's times_traced grows with each frame
 # that traces it) and hold the model's own objects (events, frame infos); the Prediction holds
 # frozen, plain snapshots of them, which is what crosses processes and what checks read.
+def _compile_lambda(project: ProjectIndex, env: ModelEnv, tracer: Tracer, entry: EntryPoint) -> None:
+    body = compiled_lambda(project, entry)
+    if body is None:
+        return
+    key = FrameKey(entry.function, lambda_parameters(body))
+    env.register_expression_frame(key, body, project.modules[body.parent.module])
+    tracer.compile_entry(key, entry.function, entry.fullgraph)
+
+
 def _separate_programs(project: ProjectIndex, entries: tuple[EntryPoint, ...]) -> list[tuple[EntryPoint, ...]]:
     """A library task's entries, one program each, less those the model would run exactly as
     an earlier one: the same function on a class that adds nothing to the one it derives from
@@ -419,6 +429,9 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
     tracer = Tracer(env, nested_on)
     for entry in entries:
         try:
+            if entry.lambda_host is not None:
+                _compile_lambda(project, env, tracer, entry)
+                continue
             for key, strict_call in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
                 tracer.compile_entry(key, entry.function, entry.fullgraph, strict_call)
         except RecursionError:

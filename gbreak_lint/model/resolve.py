@@ -41,6 +41,8 @@ class CallResolver:
         self.local_functions: dict[str, FnValue] = {}  # locals bound to function values
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
         self.many: set[str] = set()  # locals bound to each element of a module container
+        # a lambda's frame: its parameters (other names are the function's it is written in)
+        self.lambda_params: frozenset[str] | None = None
         # the class of the instance an attribute holds, from the values the frame was built
         # with (`self.encoder` of a module whose constructor took one side of an `if`)
         self.held_class: Callable[[cst.Attribute], str | None] = lambda expr: None
@@ -62,6 +64,10 @@ class CallResolver:
                 return self.cls
             if expr.value in self.local_types:
                 return self.project.klass(self.local_types[expr.value])
+            enclosing = self.enclosing_value(expr.value)
+            if enclosing is not None:  # `m = Net()` in the test whose nested function calls `m(x)`
+                scope, bound = enclosing
+                return self.project.created_class(bound, self.module, scope)
             value = self.module.values.get(expr.value)
             return self.instantiated_class(value) if value is not None else None
         if isinstance(expr, cst.Subscript):  # self.layers[i], self.blocks["main"]
@@ -81,6 +87,13 @@ class CallResolver:
             holder, value = found
             return self._instantiated_in(value, holder) or self._inferred(value, holder, expr.attr.value)
         return None
+
+    def enclosing_value(self, name: str) -> tuple[FunctionInfo, cst.BaseExpression] | None:
+        """What a free name of this code holds, assigned once by the function around it."""
+        if self.lambda_params is not None and name in self.lambda_params:
+            return None
+        return self.callables.enclosing_value(name, self.module, self.function,
+                                              in_lambda=self.lambda_params is not None)
 
     def instantiated_class(self, value: cst.BaseExpression) -> ClassInfo | None:
         return self.project.created_class(value, self.module, self.function)

@@ -106,3 +106,9 @@ class LambdaBody:
     node: cst.Lambda
     parent: FunctionInfo  # the calling function (same module): names resolve from there
     line: int
+
+    @property
+    def parameters(self) -> frozenset[str]:
+        params = self.node.params
+        stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        return frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params, *stars))
