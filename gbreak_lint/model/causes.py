@@ -13,6 +13,7 @@ from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import children
 from .attributes import getattr_override, property_getter, setattr_override
+from .built_objects import tensor_attributes
 from .frame_values import constant_display
 from .instances import Constructor, TopScope
 from .resolve import CallTarget
@@ -349,7 +350,8 @@ class CauseMatcher:
         params = [p.name for p in fn.params[1:2]]
         key = FrameKey(fn.qualname, self_class=cls.qualname, arguments=tuple((p, name) for p in params),
                        training=self.b.key.training if on_self else None,
-                       attributes=self.b.key.attributes if on_self else ())
+                       attributes=self.b.key.attributes if on_self else (),
+                       tensor_attributes=self.tensor_attributes_of(node.value))
         self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
@@ -513,7 +515,28 @@ class CauseMatcher:
                         unbound_passed=forwarded is None and any(a.star for a in node.args),
                         training=self._callee_training(target, node),
                         attributes=self._callee_attributes(target, node),
-                        shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)))
+                        shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)),
+                        tensor_attributes=self._callee_tensor_attributes(target, node))
+
+    def _callee_tensor_attributes(self, target: CallTarget, node: cst.Call) -> frozenset[str]:
+        """`recv.method(...)` on an object built from tensors: its `self`'s tensor attributes
+        (not a sub-module's forward run by `self.sub(x)`, whose `self` is another object)."""
+        func = node.func
+        if not (target.skip_first_param and isinstance(func, cst.Attribute)
+                and func.attr.value == target.function.name):
+            return frozenset()
+        return self.tensor_attributes_of(func.value)
+
+    def tensor_attributes_of(self, value: cst.BaseExpression) -> frozenset[str]:
+        """The attributes holding tensors of the object an expression is: `self` (what this
+        frame's own holds), a local bound to an object built here, or `C(x)` itself."""
+        b = self.b
+        if isinstance(value, cst.Name):
+            return b.key.tensor_attributes if value.value == "self" else b.built.get(value.value, frozenset())
+        if not isinstance(value, cst.Call):
+            return frozenset()
+        cls = b.resolver.instantiated_class(value)
+        return tensor_attributes(self.env.project, self.k, cls, value, b.scope.is_tensor) if cls else frozenset()
 
     def _callee_shapes(self, node: cst.Call, params, positional, args, passed, tensors, spread: Keywords,
                        forwarded_items: int) -> dict:

@@ -50,7 +50,7 @@ class FrameBuilder:
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
                                  set(key.tensor_params) | set(inherited),
                                  returns=self._returns, is_module_call=self._is_module_call,
-                                 returns_object=self._returns_object)
+                                 returns_object=self._returns_object, self_tensors=key.tensor_attributes)
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,
@@ -65,6 +65,7 @@ class FrameBuilder:
         self.returns_elements: tuple[bool, ...] = ()
         self.returns_object: bool | None = None  # every return is an instance of a project class
         self.objects: set[str] = set()  # locals holding such an instance
+        self.built: dict[str, frozenset[str]] = {}  # locals holding an object built here -> its tensor attributes
         self.loggers: set[str] = set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
@@ -238,6 +239,7 @@ class FrameBuilder:
         self.resolver.remember(target, value)
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
+            self.built[target.value] = self.causes.tensor_attributes_of(value)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
         if isinstance(target, cst.Name):

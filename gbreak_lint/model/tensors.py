@@ -17,10 +17,12 @@ class TensorScope:
     """Tensor-valued names of one frame, and the rules to extend them."""
 
     def __init__(self, knowledge: Knowledge, qualify, tensors: set[str],
-                 returns=None, is_module_call=None, returns_object=None):
+                 returns=None, is_module_call=None, returns_object=None,
+                 self_tensors: frozenset[str] = frozenset()):
         self.k = knowledge
         self.qualify = qualify  # expr -> qualified name or None
         self.tensors = set(tensors)
+        self.self_tensors = self_tensors  # `self.<attr>` known to hold a tensor
         # every name that held a tensor (or a numpy array: has_tensor_in_frame counts them) at some point
         self.ever_tensors = set(tensors)
         self.bool_tensors: set[str] = set()
@@ -37,6 +39,8 @@ class TensorScope:
         if isinstance(expr, cst.Name):
             return expr.value in self.tensors
         if isinstance(expr, cst.Attribute):
+            if expr.attr.value in self.self_tensors and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                return True
             return expr.attr.value in self.k.tensor_attributes and self.is_tensor(expr.value)
         if isinstance(expr, cst.Call):
             return self._call_is_tensor(expr)

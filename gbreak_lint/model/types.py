@@ -48,6 +48,8 @@ class FrameKey:
     training: bool | None = None  # `self.training` of the module instance (None: unknown)
     attributes: tuple[tuple[str, object], ...] = ()  # `self.<attr>` -> values.Const, from its construction
     shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()  # tensor parameter -> its (static) shape
+    # `self.<attr>` holding a tensor: an object built in compiled code from tensors (`C(x).get()`)
+    tensor_attributes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
