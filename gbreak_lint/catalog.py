@@ -19,7 +19,7 @@ NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED = ("code", "name", "kind", "severity", "summary", "message", "why", "example", "use_instead")
 TRIGGER_KEYS = frozenset({
     "call", "call_with_tensor_arg", "call_with_tensor_or_module_arg", "tensor_method",
-    "logger_method", "tensor_attribute_assign", "check",
+    "input_tensor_method", "logger_method", "tensor_attribute_assign", "check",
 })
 # Break causes the model finds by analysis rather than by a name table (`trigger: {check: ...}`).
 CAUSE_CHECKS = frozenset(c.value for c in CauseCheck)

@@ -195,10 +195,30 @@ class CauseMatcher:
                 if (self.b.scope.is_tensor(receiver) or self.b.scope.is_numpy(receiver)
                         or self._unknown_tensor_receiver(method, receiver)) and self._enabled(rule):
                     return rule
+            for rule in env.input_tensor_methods.get(method, ()):
+                if self.b.is_graph_input(receiver) and self._enabled(rule):
+                    return rule
             for rule in env.logger_methods.get(method, ()):
                 if self.is_logger(receiver) and self._enabled(rule):
                     return rule
         return None
+
+    def registered_tensor(self, name: str) -> bool:
+        """`self.<name>` of a module is a parameter or buffer: assigned an `nn.Parameter` /
+        `nn.Buffer`, or registered by that name (`self.register_buffer("name", ...)`)."""
+        resolver, project = self.b.resolver, self.env.project
+        if resolver.cls is None or not resolver.is_nn_module(resolver.cls):
+            return False
+        registered = re.compile(rf"register_(?:buffer|parameter)\(\s*['\"]{re.escape(name)}['\"]")
+        makers = self.k.parameter_constructors | self.k.buffer_constructors
+        for cls in project.mro(resolver.cls):
+            module = project.modules[cls.module]
+            value = cls.attributes.get(name)
+            if isinstance(value, cst.Call) and project.qualify(value.func, module) in makers:
+                return True
+            if registered.search(module.parsed.text):
+                return True
+        return False
 
     def _unknown_tensor_receiver(self, method: str, receiver: cst.BaseExpression) -> bool:
         """`model(x).loss.backward()`, `out.max().item()`: the receiver's type is unknown here,

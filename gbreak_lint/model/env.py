@@ -16,6 +16,7 @@ TRIGGER_INDEXES = {
     "call_with_tensor_arg": "tensor_arg_calls",
     "call_with_tensor_or_module_arg": "tensor_or_module_arg_calls",
     "tensor_method": "tensor_methods",
+    "input_tensor_method": "input_tensor_methods",  # on a tensor the frame was given (a graph input)
     "logger_method": "logger_methods",
     "tensor_attribute_assign": "attribute_assigns",
 }

@@ -10,7 +10,7 @@ from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
-from .tensors import TensorScope
+from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
@@ -66,6 +66,7 @@ class FrameBuilder:
         self.returns_object: bool | None = None  # every return is an instance of a project class
         self.objects: set[str] = set()  # locals holding such an instance
         self.built: dict[str, frozenset[str]] = {}  # locals holding an object built here -> its tensor attributes
+        self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
@@ -237,6 +238,7 @@ class FrameBuilder:
         self.scope.assign(target, value)
         self.values.assign(target, value)
         self.resolver.remember(target, value)
+        self.rebound.update(target_names(target))
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             self.built[target.value] = self.causes.tensor_attributes_of(value)
@@ -329,6 +331,7 @@ class FrameBuilder:
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        self.rebound.update(target_names(node.target))
         unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
         self.values.assign(node.target, None)
         self.values.forget(node.body)
@@ -587,6 +590,14 @@ class FrameBuilder:
             return (info.returns_tensor, ()) if info else (False, ())
         info = self.env.frame_if_built(self.causes.callee_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
+
+    def is_graph_input(self, expr: cst.BaseExpression) -> bool:
+        """A tensor parameter the frame was given and has not rebound (a graph input when the
+        frame is compiled, and still one inlined with a caller's input passed on), or a
+        parameter or buffer of `self`."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return self.causes.registered_tensor(expr.attr.value)
+        return isinstance(expr, cst.Name) and expr.value in self.key.tensor_params and expr.value not in self.rebound
 
     def _is_object(self, expr: cst.BaseExpression) -> bool:
         """An instance of a plain project class (a model's output object, not a module, not a
