@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeGuard
 
 import libcst as cst
 
@@ -70,6 +70,9 @@ class _EntryFinder(cst.CSTVisitor):
         self.wrapped: list[WrappedCompile] = []
         self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
         self.called_at_once: set[int] = set()  # id(call) of calls called where they are made: `f(a)(x)`
+        # `torch.compile(fn)` of a parameter `fn`: (function, parameter, compile call, fullgraph, how)
+        self.compiled_parameters: list[tuple[FunctionInfo, str, cst.Call, bool, str]] = []
+        self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
 
     # -- helpers ---------------------------------------------------------------------
     @property
@@ -196,6 +199,8 @@ class _EntryFinder(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Call):  # `torch.compile(Net(), ...)(x)`: the call site of an entry
             self.called_at_once.add(id(func))
+        if isinstance(func, cst.Name):
+            self.named_calls.append((node, self.function))
         self._reorderable(node)
         self._config_patch(node)
         qual = self.qualify(func)
@@ -256,6 +261,9 @@ class _EntryFinder(cst.CSTVisitor):
         if cls is not None:
             self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls, value)
             return
+        if self._parameter(value):
+            self.compiled_parameters.append((self.function, value.value, node, fullgraph, how))
+            return
         target = self.project.lookup(self.qualify(value))
         if isinstance(target, FunctionInfo):
             self.add(target, node, fullgraph, f"{how}(fn)")
@@ -264,6 +272,26 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
 
+
+    def _parameter(self, value) -> TypeGuard[cst.Name]:
+        fn = self.function
+        return isinstance(value, cst.Name) and fn is not None and any(
+            p.name == value.value and p.kind in ("positional", "keyword_only") for p in fn.params)
+
+    def add_passed_functions(self) -> None:
+        """`def run(fn, x): torch.compile(fn)(x)` called as `run(f1, x)`, `run(local, x)`: each
+        function the module passes for the parameter is compiled (a test's helper)."""
+        for fn, param, node, fullgraph, how in self.compiled_parameters:
+            names = [p.name for p in fn.params if p.kind == "positional"]
+            for call, caller in self.named_calls:
+                if self.project.qualify(call.func, self.module, caller) != fn.qualname:
+                    continue
+                arg = _argument(call, param, names.index(param) if param in names else None)
+                target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
+                if isinstance(target, FunctionInfo):
+                    self.add(target, node, fullgraph, f"{how}(fn)")
+                elif isinstance(target, ClassInfo):
+                    self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
 
     def _compiled_lambda(self, lam: cst.Lambda, node, fullgraph: bool, how: str) -> None:
         """`torch.compile(lambda x: m(x))` in a function: the lambda's code is the compiled
@@ -298,6 +326,17 @@ CALLED_AT_ONCE = "@"  # `called_as` of a compiled object called where it is made
 def called_at_once(span: Span) -> str:
     """The `called_as` of a compile call called at once: where it is (a name never has '@')."""
     return f"{CALLED_AT_ONCE}{span.line}:{span.column}"
+
+
+def _argument(call: cst.Call, name: str, position: int | None) -> cst.BaseExpression | None:
+    """The argument a call passes for a parameter (by keyword, or at its position)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if position is None or any(a.star for a in positional[:position + 1]) or position >= len(positional):
+        return None
+    return positional[position].value
 
 
 def _unpacked(target, value) -> list[tuple]:
@@ -390,6 +429,7 @@ def walk_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleInde
     """The full (costly) search for entry points, without the text pre-filter."""
     finder = _EntryFinder(project, knowledge, module)
     walk(module.parsed.module, finder)
+    finder.add_passed_functions()
     return EntryFacts(tuple(finder.entries), tuple(finder.configs), tuple(finder.wrapped))
 
 
