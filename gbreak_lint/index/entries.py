@@ -261,7 +261,7 @@ class _EntryFinder(cst.CSTVisitor):
         if cls is not None:
             self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls, value)
             return
-        if self._parameter(value):
+        if self._parameter(value) and self.function is not None:
             self.compiled_parameters.append((self.function, value.value, node, fullgraph, how))
             return
         target = self.project.lookup(self.qualify(value))
