@@ -95,6 +95,7 @@ class CauseCheck(Vocab):
     GENERATOR_REBUILD = "generator_rebuild"
     CLASS_DEFINITION = "class_definition"  # a `class` statement (Dynamo cannot trace __build_class__)
     OPTIMIZER_METHOD = "optimizer_method"  # `opt.step()` / `opt.zero_grad()` on a torch.optim optimizer
+    REQUIRES_GRAD_FACTORY = "requires_grad_factory"  # `torch.ones(3, requires_grad=True)`
 
 
 class Fate(Vocab):

@@ -46,6 +46,10 @@ class Callables:
                 scope, bound = enclosing
                 defs = {name: FnValue(qual) for name, qual in scope.local_functions.items()}
                 return self.value(bound, module, scope, {}, defs, depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "apply":
+            found = self.autograd_apply(self.project.klass(self.project.qualify(expr.value, module, function)))
+            if found is not None:
+                return found
         if isinstance(expr, cst.Call):
             return self._call_result(expr, module, function, bindings, local, depth)
         if isinstance(expr, cst.Subscript):
@@ -107,6 +111,19 @@ class Callables:
                 return False
             scope = module.functions.get(scope.parent_function) if scope.parent_function else None
         return True
+
+    def autograd_apply(self, cls) -> FnValue | None:
+        """`Fn.apply` of a torch.autograd.Function: Dynamo traces its `forward` with the
+        context object bound to the first parameter (a break there breaks at the apply call;
+        run eagerly after it, `forward` is a frame Dynamo compiles); not a class marked
+        `allow_in_graph`."""
+        if cls is None or not self.project.external_bases(cls) & self.k.autograd_function_bases:
+            return None
+        module = self.project.modules[cls.module]
+        if any(self.project.qualify(d.decorator, module) in self.k.opaque_decorators for d in cls.decorators):
+            return None  # `@allow_in_graph` on the class: put in the graph untraced
+        forward = self.project.method(cls, "forward")
+        return FnValue(forward.qualname, skip=1) if forward is not None else None
 
     # -- kinds of values -------------------------------------------------------------
     def decorated(self, fn: FunctionInfo, depth: int = 0) -> FnValue:

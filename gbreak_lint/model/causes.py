@@ -88,6 +88,9 @@ class CauseMatcher:
             b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_METHOD), node, detail=method,
                          gb_code=self.k.optimizer_methods[method])
             return
+        if self._requires_grad_factory(node, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
+            b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
+            return
         rule = self._cause_rule(node, qual)
         if rule is not None:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
@@ -202,6 +205,16 @@ class CauseMatcher:
                 if self.is_logger(receiver) and self._enabled(rule):
                     return rule
         return None
+
+    def _requires_grad_factory(self, node: cst.Call, qual: str | None) -> bool:
+        """A torch function making a tensor, called with `requires_grad=` a true constant."""
+        if qual is None or not self.b.scope.is_torch_function(qual):
+            return False
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "requires_grad":
+                known = self.b.values.value(arg.value)
+                return known is not None and known.value is True
+        return False
 
     def registered_tensor(self, name: str) -> bool:
         """`self.<name>` of a module is a parameter or buffer: assigned an `nn.Parameter` /

@@ -335,6 +335,10 @@ class CallResolver:
             fn = self.project.method(self.cls, name, after=self.defining.qualname)
             return CallTarget(fn, True, self_class=self.cls.qualname) if fn else None
         owner = self.class_of(value)
+        if owner is not None and name == "apply":  # `MyFn().apply(x)` on an autograd.Function
+            applied = self.callables.autograd_apply(owner)
+            if applied is not None:
+                return self._target(applied)
         if owner is not None:
             fn = self.project.method(owner, name)
             if fn is not None:
