@@ -88,6 +88,9 @@ class CauseMatcher:
             b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_METHOD), node, detail=method,
                          gb_code=self.k.optimizer_methods[method])
             return
+        if self._dynamic_shape_form(node, qual) and self.check_enabled(CauseCheck.DYNAMIC_SHAPE_INDEX):
+            b.emit_break(self.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
+            return
         if self._requires_grad_factory(node, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
             b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
             return
@@ -205,6 +208,23 @@ class CauseMatcher:
                 if self.is_logger(receiver) and self._enabled(rule):
                     return rule
         return None
+
+    def _dynamic_shape_form(self, node: cst.Call, qual: str | None) -> bool:
+        """`torch.where(cond)` (the condition alone) and `repeat_interleave` with a tensor of
+        repeats: the same calls in their other forms have static shapes."""
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if qual in self.k.dynamic_shape_condition_only:
+            return len(positional) == 1 and not keywords and self.b.scope.is_tensor(positional[0])
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in self.k.dynamic_shape_tensor_repeats \
+                and self.b.scope.is_tensor(func.value):
+            repeats = positional[0] if positional else keywords.get("repeats")
+        elif qual in self.k.dynamic_shape_tensor_repeats:
+            repeats = positional[1] if len(positional) > 1 else keywords.get("repeats", positional[0] if positional else None)
+        else:
+            return False
+        return repeats is not None and self.b.scope.is_tensor(repeats)
 
     def _requires_grad_factory(self, node: cst.Call, qual: str | None) -> bool:
         """A torch function making a tensor, called with `requires_grad=` a true constant."""
