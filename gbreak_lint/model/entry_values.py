@@ -85,6 +85,9 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         shape = _made_shape(project, knowledge, module, value, local_values or {})
         if shape is not None:
             shapes[name] = shape
+        if isinstance(value, cst.Name) and local_values and value.value in local_values \
+                and literal(local_values[value.value]) is not None:
+            value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
         length = display_length(value)
         if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)

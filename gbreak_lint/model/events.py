@@ -50,7 +50,8 @@ class FrameBuilder:
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
                                  set(key.tensor_params) | set(inherited),
                                  returns=self._returns, is_module_call=self._is_module_call,
-                                 returns_object=self._returns_object, self_tensors=key.tensor_attributes)
+                                 returns_object=self._returns_object, self_tensors=key.tensor_attributes,
+                                 free_tensor=self._free_tensor)
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,
@@ -528,6 +529,28 @@ class FrameBuilder:
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self.own_variables()))
+
+    def _free_tensor(self, name: str) -> bool:
+        """A name this frame does not bind, holding a tensor a torch call made: a module-level
+        name bound once (`W = torch.randn(3)`), or the enclosing function's single assignment
+        (a test's `v = torch.tensor(...)` read by the function it compiles)."""
+        if name in self.own_variables():
+            return False
+        enclosing = self.resolver.enclosing_value(name)
+        if enclosing is not None:
+            return self._makes_tensor(enclosing[1], enclosing[0])
+        value = self.module.values.get(name)
+        return value is not None and name not in self.module.reassigned and self._makes_tensor(value, None)
+
+    def _makes_tensor(self, value: cst.BaseExpression, scope: FunctionInfo | None) -> bool:
+        project = self.env.project
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and project.qualify(value.func, self.module, scope) is None:
+            value = value.func.value  # `torch.randn(3).cuda()`
+        if not isinstance(value, cst.Call):
+            return False
+        qual = project.qualify(value.func, self.module, scope)
+        return qual is not None and self.scope.is_torch_function(qual)
 
     def own_variables(self) -> frozenset[str]:
         """The frame's parameters and the names it binds (a comprehension reading one gets it

@@ -18,11 +18,13 @@ class TensorScope:
 
     def __init__(self, knowledge: Knowledge, qualify, tensors: set[str],
                  returns=None, is_module_call=None, returns_object=None,
-                 self_tensors: frozenset[str] = frozenset()):
+                 self_tensors: frozenset[str] = frozenset(), free_tensor=None):
         self.k = knowledge
         self.qualify = qualify  # expr -> qualified name or None
         self.tensors = set(tensors)
         self.self_tensors = self_tensors  # `self.<attr>` known to hold a tensor
+        # a name the frame does not bind holding a tensor (a global, the enclosing test's local)
+        self.free_tensor = free_tensor or (lambda name: False)
         # every name that held a tensor (or a numpy array: has_tensor_in_frame counts them) at some point
         self.ever_tensors = set(tensors)
         self.bool_tensors: set[str] = set()
@@ -37,7 +39,7 @@ class TensorScope:
     # -- queries ---------------------------------------------------------------------
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name):
-            return expr.value in self.tensors
+            return expr.value in self.tensors or self.free_tensor(expr.value)
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.self_tensors and isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return True
