@@ -739,6 +739,10 @@ class CauseMatcher:
             return self.b.key.attributes  # the method a decorator's wrapper calls: the same self
         if isinstance(func, cst.Name) and target.instance:  # `model = Net(debug=True)` at module level
             return self._global_instance_attributes(func.value, target)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and target.skip_first_param:
+            passed = self.b.resolver.arguments.get(func.value.value)
+            if isinstance(passed, Const) and isinstance(passed.value, Obj):  # `helper.apply(x)`, helper passed in
+                return passed.value.attrs
         root = func
         while isinstance(root, cst.Attribute):
             root = root.value

@@ -88,6 +88,11 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
+        instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
+        if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
+            tensors.discard(name)
+            arguments[name] = instance
+            continue
         length = display_length(value)
         if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)
@@ -124,6 +129,21 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
     if not isinstance(value, cst.Call):
         return None
     return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories)
+
+
+def _passed_instance(project, knowledge, module, value, local_values: dict, caller) -> Const | None:
+    """An instance of a project class passed to the entry, built where the caller is
+    (`Helper(...)` itself, or a local or module-level name bound to it once)."""
+    if isinstance(value, cst.Name):
+        value = local_values.get(value.value) or (module.values.get(value.value)
+                                                   if value.value not in module.reassigned else None)
+    if not isinstance(value, cst.Call):
+        return None
+    cls = project.created_class(value, module, caller)
+    if cls is None:
+        return None
+    ctor = Constructor(project, frozenset(knowledge.dtype_names))
+    return Const(ctor.build(cls, value, TopScope(ctor, module)))
 
 
 def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:

@@ -58,6 +58,7 @@ class FrameBuilder:
                                   inherited=isinstance(source, (Comprehension, LambdaBody)),
                                   default_dtype=env.default_dtype)
         self.resolver.held_class = self._held_class
+        self.resolver.arguments = dict(key.arguments)
         if isinstance(source, LambdaBody):
             self.resolver.lambda_params = source.parameters
         self.events: list[Event] = []

@@ -13,7 +13,7 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .callables import Callables
 from .types import FnValue
-from .values import literal
+from .values import Const, Obj, literal
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class CallResolver:
         self.many: set[str] = set()  # locals bound to each element of a module container
         # a lambda's frame: its parameters (other names are the function's it is written in)
         self.lambda_params: frozenset[str] | None = None
+        self.arguments: dict[str, object] = {}  # what the call site passed: parameter -> values.Const
         # the class of the instance an attribute holds, from the values the frame was built
         # with (`self.encoder` of a module whose constructor took one side of an `if`)
         self.held_class: Callable[[cst.Attribute], str | None] = lambda expr: None
@@ -64,6 +65,9 @@ class CallResolver:
                 return self.cls
             if expr.value in self.local_types:
                 return self.project.klass(self.local_types[expr.value])
+            passed = self.arguments.get(expr.value)
+            if isinstance(passed, Const) and isinstance(passed.value, Obj):  # an instance passed in
+                return self.project.klass(passed.value.cls)
             enclosing = self.enclosing_value(expr.value)
             if enclosing is not None:  # `m = Net()` in the test whose nested function calls `m(x)`
                 scope, bound = enclosing
@@ -289,6 +293,7 @@ class CallResolver:
             else:
                 self.local_functions.pop(target.value, None)
             self.many.discard(target.value)
+            self.arguments.pop(target.value, None)
             cls = self.instantiated_class(value)
             if cls is not None:
                 self.local_types[target.value] = cls.qualname
