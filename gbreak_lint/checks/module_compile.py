@@ -9,9 +9,12 @@ from .common import render
 
 @CHECKS.register("GBL401")
 def run(rule, prediction: Prediction):
+    seen = set()
     for entry in prediction.entries:
-        if entry.how != "torch.compile(module)":
+        # one compile call may compile several modules (`for m in [A(), B()]: torch.compile(m)`)
+        if entry.how != "torch.compile(module)" or (entry.path, entry.span, entry.line) in seen:
             continue
-        name = entry.instance_name or entry.assigned_to or "model"
+        seen.add((entry.path, entry.span, entry.line))
+        name = entry.instance_name or "model"  # `opt = torch.compile(Net())`: not `opt`
         message = render(rule.message, name=name)
         yield advice(rule, entry.path, entry.span or line_span(entry.line), message, entry=entry.function)

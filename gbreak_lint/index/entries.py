@@ -73,6 +73,7 @@ class _EntryFinder(cst.CSTVisitor):
         # `torch.compile(fn)` of a parameter `fn`: (function, parameter, compile call, fullgraph, how)
         self.compiled_parameters: list[tuple[FunctionInfo, str, cst.Call, bool, str]] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
+        self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
 
     # -- helpers ---------------------------------------------------------------------
     @property
@@ -172,6 +173,15 @@ class _EntryFinder(cst.CSTVisitor):
                 self.add(fn, expr, _fullgraph(expr), "torch._dynamo.optimize decorator")
 
     # -- statements ------------------------------------------------------------------
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.iter, (cst.List, cst.Tuple)) \
+                and not any(isinstance(el, cst.StarredElement) for el in node.iter.elements):
+            self.loop_items[node.target.value] = tuple(el.value for el in node.iter.elements)
+
+    def leave_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name):
+            self.loop_items.pop(node.target.value, None)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
                 and isinstance(node.value, cst.Call):
@@ -254,6 +264,10 @@ class _EntryFinder(cst.CSTVisitor):
             self.configs.append(ConfigSet(f"{REORDERABLE}{target}", True, self.module.path, self.line(node)))
 
     def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
+        if isinstance(value, cst.Name) and value.value in self.loop_items:
+            for item in self.loop_items[value.value]:  # `for model in [A(), B()]: torch.compile(model)`
+                self._compiled_value(item, node, fullgraph, how)
+            return
         if isinstance(value, cst.Lambda):
             self._compiled_lambda(value, node, fullgraph, how)
             return

@@ -311,10 +311,18 @@ class CallResolver:
         instance = self.class_of(func)
         if instance is not None:  # calling a module instance: its forward
             return self._forward(instance, self.instance_name(func))
-        value = self.function_value(func)
+        value = self.function_value(func) or self._held_function(func)
         if value is not None:  # a function, a closure, a wrapper, Class.method(obj, ...)
             return self._target(value)
         return self._constructor(func)
+
+    def _held_function(self, func: cst.BaseExpression) -> FnValue | None:
+        """`self.fn(x)` with `self.fn = helper` / `= MyFn.apply` set by the class: the function
+        the attribute holds (read in the module that assigns it)."""
+        held, module = self._attribute_value(func)
+        if held is None or not isinstance(held, (cst.Name, cst.Attribute)):
+            return None
+        return self.callables.value(held, module, None, {}, {})
 
     def _target(self, value: FnValue) -> CallTarget | None:
         fn = self.project.function(value.qualname)
@@ -342,8 +350,9 @@ class CallResolver:
         owner = self.class_of(value)
         if owner is not None and name == "apply":  # `MyFn().apply(x)` on an autograd.Function
             applied = self.callables.autograd_apply(owner)
-            if applied is not None:
-                return self._target(applied)
+            forward = self.project.function(applied.qualname) if applied is not None else None
+            if forward is not None:  # the instance stands where forward's `ctx` is bound
+                return CallTarget(forward, True, self_class=owner.qualname)
         if owner is not None:
             fn = self.project.method(owner, name)
             if fn is not None:
