@@ -286,7 +286,6 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
 
-
     def _parameter(self, value) -> TypeGuard[cst.Name]:
         fn = self.function
         return isinstance(value, cst.Name) and fn is not None and any(
