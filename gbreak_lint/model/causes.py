@@ -585,7 +585,9 @@ class CauseMatcher:
         frame's own holds), a local bound to an object built here, or `C(x)` itself."""
         b = self.b
         if isinstance(value, cst.Name):
-            return b.key.tensor_attributes if value.value == "self" else b.built.get(value.value, frozenset())
+            if value.value == "self":
+                return b.key.tensor_attributes
+            value = b.built.get(value.value)
         if not isinstance(value, cst.Call):
             return frozenset()
         cls = b.resolver.instantiated_class(value)

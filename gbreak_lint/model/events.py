@@ -67,7 +67,10 @@ class FrameBuilder:
         self.returns_elements: tuple[bool, ...] = ()
         self.returns_object: bool | None = None  # every return is an instance of a project class
         self.objects: set[str] = set()  # locals holding such an instance
-        self.built: dict[str, frozenset[str]] = {}  # locals holding an object built here -> its tensor attributes
+        # locals bound to a constructor call here (`h = Holder(x)`): its tensor attributes are
+        # read when a method is called on the name (most assignments never need them)
+        self.built: dict[str, cst.Call] = {}
+        self._free_tensors: dict[str, bool] = {}
         self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
@@ -243,7 +246,10 @@ class FrameBuilder:
         self.rebound.update(target_names(target))
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
-            self.built[target.value] = self.causes.tensor_attributes_of(value)
+            if isinstance(value, cst.Call):
+                self.built[target.value] = value
+            else:
+                self.built.pop(target.value, None)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
         if isinstance(target, cst.Name):
@@ -535,6 +541,12 @@ class FrameBuilder:
         """A name this frame does not bind, holding a tensor a torch call made: a module-level
         name bound once (`W = torch.randn(3)`), or the enclosing function's single assignment
         (a test's `v = torch.tensor(...)` read by the function it compiles)."""
+        found = self._free_tensors.get(name)
+        if found is None:
+            found = self._free_tensors[name] = self._find_free_tensor(name)
+        return found
+
+    def _find_free_tensor(self, name: str) -> bool:
         if name in self.own_variables():
             return False
         enclosing = self.resolver.enclosing_value(name)
