@@ -212,11 +212,15 @@ class CauseMatcher:
     def _dynamic_shape_form(self, node: cst.Call, qual: str | None) -> bool:
         """`torch.where(cond)` (the condition alone) and `repeat_interleave` with a tensor of
         repeats: the same calls in their other forms have static shapes."""
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else None
+        if qual not in self.k.dynamic_shape_condition_only and qual not in self.k.dynamic_shape_tensor_repeats \
+                and name not in self.k.dynamic_shape_tensor_repeats:
+            return False
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         if qual in self.k.dynamic_shape_condition_only:
             return len(positional) == 1 and not keywords and self.b.scope.is_tensor(positional[0])
-        func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in self.k.dynamic_shape_tensor_repeats \
                 and self.b.scope.is_tensor(func.value):
             repeats = positional[0] if positional else keywords.get("repeats")
@@ -228,7 +232,8 @@ class CauseMatcher:
 
     def _requires_grad_factory(self, node: cst.Call, qual: str | None) -> bool:
         """A torch function making a tensor, called with `requires_grad=` a true constant."""
-        if qual is None or not self.b.scope.is_torch_function(qual):
+        if not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in node.args) \
+                or qual is None or not self.b.scope.is_torch_function(qual):
             return False
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "requires_grad":
