@@ -299,7 +299,7 @@ class _EntryFinder(cst.CSTVisitor):
             for call, caller in self.named_calls:
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
-                arg = _argument(call, param, names.index(param) if param in names else None)
+                arg = call_argument(call, param, names.index(param) if param in names else None)
                 target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
                 if isinstance(target, FunctionInfo):
                     self.add(target, node, fullgraph, f"{how}(fn)")
@@ -341,7 +341,7 @@ def called_at_once(span: Span) -> str:
     return f"{CALLED_AT_ONCE}{span.line}:{span.column}"
 
 
-def _argument(call: cst.Call, name: str, position: int | None) -> cst.BaseExpression | None:
+def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseExpression | None:
     """The argument a call passes for a parameter (by keyword, or at its position)."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..index.entries import CALLED_AT_ONCE, EntryPoint, called_at_once
+from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
-from ..walk import walk
+from ..walk import find_all, walk
 from .callables import Callables
 from .instances import Constructor, TopScope
 from .resolve import method_wrapper
-from .types import FrameKey
+from .frame_values import assigned_names
+from .types import FnValue, FrameKey
 from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape, literal, star_arguments
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
@@ -26,7 +27,62 @@ MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
 def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
                    base: FrameKey) -> list[tuple[FrameKey, bool]]:
-    """(key, called inside `error_on_graph_break(True)`) for each distinct way it is called."""
+    """(key, called inside `error_on_graph_break(True)`) for each distinct way it is called,
+    and for each way the function around it is called when its free names are that function's
+    parameters (a test parametrized by the class or function its closure uses)."""
+    variants = _call_variants(project, knowledge, entry, base)
+    fn = project.function(entry.function)
+    module = project.modules.get(project.by_path.get(entry.path, ""))
+    cells = _enclosing_arguments(project, knowledge, module, fn) if fn is not None and module is not None else []
+    if not cells:
+        return variants
+    out: list[tuple[FrameKey, bool]] = []
+    for key, strict in variants:
+        for bound in cells:
+            bindings = {**dict(key.bindings), **bound}
+            variant = (FrameKey(**{**_fields(key), "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
+                                   "cells": tuple(sorted((k, v.qualname) for k, v in bound.items()))}), strict)
+            if variant not in out:
+                out.append(variant)
+    return out[:MAX_VARIANTS]
+
+
+def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[dict[str, FnValue]]:
+    """For each call of the function enclosing `fn` (`test(CtxA)`), the functions and classes
+    it passes for the parameters `fn` reads as free names."""
+    parent = project.function(fn.parent_function) if fn.parent_function else None
+    if parent is None:
+        return []
+    read = {n.value for n in find_all(fn.node.body, (cst.Name,))}
+    own = {p.name for p in fn.params} | assigned_names(fn.node.body)
+    positional = [p.name for p in parent.params if p.kind == "positional"]
+    wanted = [p.name for p in parent.params if p.name in read - own and p.kind in ("positional", "keyword_only")]
+    if not wanted:
+        return []
+    callables = Callables(project, knowledge)
+    found: list[dict[str, FnValue]] = []
+    for call, _strict, _local, caller in _calls_named(project, knowledge, module, parent.name):
+        bound: dict[str, FnValue] = {}
+        for name in wanted:
+            arg = call_argument(call, name, positional.index(name) if name in positional else None)
+            value = _function_or_class(project, callables, module, caller, arg) if arg is not None else None
+            if value is not None:
+                bound[name] = value
+        if bound and bound not in found:
+            found.append(bound)
+    return found
+
+
+def _function_or_class(project, callables: Callables, module, caller, arg) -> FnValue | None:
+    value = callables.value(arg, module, caller, {}, {})
+    if value is not None:
+        return value
+    cls = project.klass(project.qualify(arg, module, caller))
+    return FnValue(cls.qualname) if cls is not None else None
+
+
+def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
+                   base: FrameKey) -> list[tuple[FrameKey, bool]]:
     key = base
     module = project.modules.get(project.by_path.get(entry.path, ""))
     if module is None:

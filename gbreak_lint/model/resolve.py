@@ -100,6 +100,8 @@ class CallResolver:
                                               in_lambda=self.lambda_params is not None)
 
     def instantiated_class(self, value: cst.BaseExpression) -> ClassInfo | None:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.bindings:
+            return self.project.klass(self.bindings[value.func.value].qualname)  # `Ctx(False)`, Ctx a class passed in
         return self.project.created_class(value, self.module, self.function)
 
     def _inferred(self, value: cst.BaseExpression, holder: ClassInfo, attr: str) -> ClassInfo | None:
@@ -325,6 +327,10 @@ class CallResolver:
         return self.callables.value(held, module, None, {}, {})
 
     def _target(self, value: FnValue) -> CallTarget | None:
+        cls = self.project.klass(value.qualname)
+        if cls is not None:  # a class held by a name: calling it runs its constructor
+            init = self.project.method(cls, "__init__")
+            return CallTarget(init, True, self_class=cls.qualname) if init else None
         fn = self.project.function(value.qualname)
         return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants) \
             if fn else None

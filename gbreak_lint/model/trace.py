@@ -123,6 +123,11 @@ class Tracer:
         compiles (eval_frame's always_optimize_code_objects), tensors or not."""
         seen = self.compiled.get(key.qualname)
         values = self._guarded_values(key)
+        if seen is not None and (key.qualname, Outcome.SKIPPED) in self.frames \
+                and values not in self.values_seen[key.qualname]:
+            # a skipped frame's code is marked to run eagerly: other values do not compile it
+            self._run_eagerly(key, chain, entry)
+            return
         if seen is not None:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
@@ -151,9 +156,10 @@ class Tracer:
 
     @staticmethod
     def _guarded_values(key: FrameKey) -> tuple:
-        """The constants a frame was specialised on (arguments, `self` attributes, mode)."""
+        """The constants a frame was specialised on (arguments, `self` attributes, mode, the
+        closure cells an enclosing call bound)."""
         consts = tuple(kv for kv in key.arguments if isinstance(kv[1], Const))
-        return consts, key.attributes, key.training
+        return consts, key.attributes, key.training, key.cells
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global

@@ -50,6 +50,9 @@ class FrameKey:
     shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()  # tensor parameter -> its (static) shape
     # `self.<attr>` holding a tensor: an object built in compiled code from tensors (`C(x).get()`)
     tensor_attributes: frozenset[str] = frozenset()
+    # free variables the enclosing function's call bound (`def test(Ctx)` called as `test(A)`):
+    # name -> the function or class; Dynamo guards on the cells' contents
+    cells: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
