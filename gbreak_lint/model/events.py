@@ -514,7 +514,43 @@ class FrameBuilder:
             self.expr(func)
         for arg in node.args:
             self.expr(arg.value)
+        if self._asks_tensor_truth(node) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), node)
+            return
         self.causes.classify_call(node)
+
+    def _asks_tensor_truth(self, node: cst.Call) -> bool:
+        """`all([a > 0, b > 0])`, `any([t.sum() > 0 for t in (y, z)])`, `filter(lambda t:
+        t.sum() > 0, [y, z])`: the builtin's polyfill branches on each tensor."""
+        k = self.env.knowledge
+        qual = self.resolver.qualify(node.func)
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if qual in k.tensor_truth_consumers and len(args) == 1:
+            return self._holds_tensors(args[0])
+        if qual in k.tensor_truth_filters and len(args) == 2 and isinstance(args[0], cst.Lambda) \
+                and (self._holds_tensors(args[1]) or self.scope.is_tensor(args[1])):
+            return self._tensor_with(args[0].body, [p.name.value for p in args[0].params.params])
+        return False
+
+    def _holds_tensors(self, items: cst.BaseExpression) -> bool:
+        """A list or tuple display (or list comprehension) with tensor elements."""
+        if isinstance(items, (cst.List, cst.Tuple)):
+            return any(self.scope.is_tensor(el.value) for el in items.elements)
+        if isinstance(items, cst.ListComp) and items.for_in.inner_for_in is None:
+            source = items.for_in.iter
+            if not (self.scope.is_tensor(source) or self._holds_tensors(source)):
+                return False
+            return self._tensor_with(items.elt, target_names(items.for_in.target))
+        return False
+
+    def _tensor_with(self, expr: cst.BaseExpression, names: list[str]) -> bool:
+        """Is `expr` a tensor when `names` hold tensors (a comprehension's or lambda's own)?"""
+        added = [n for n in names if n not in self.scope.tensors]
+        self.scope.tensors.update(added)
+        try:
+            return self.scope.is_tensor(expr)
+        finally:
+            self.scope.tensors.difference_update(added)
 
     def comprehension(self, node) -> None:
         self.expr(node.for_in.iter)
