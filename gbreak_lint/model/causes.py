@@ -15,7 +15,7 @@ from ..walk import children
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
 from .frame_values import constant_display
-from .instances import Constructor, TopScope
+from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
@@ -221,7 +221,7 @@ class CauseMatcher:
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         if qual in self.k.dynamic_shape_condition_only:
             return len(positional) == 1 and not keywords and self.b.scope.is_tensor(positional[0])
-        if isinstance(func, cst.Attribute) and func.attr.value in self.k.dynamic_shape_tensor_repeats \
+        if isinstance(func, cst.Attribute) and name in self.k.dynamic_shape_tensor_repeats \
                 and self.b.scope.is_tensor(func.value):
             repeats = positional[0] if positional else keywords.get("repeats")
         elif qual in self.k.dynamic_shape_tensor_repeats:
@@ -232,14 +232,12 @@ class CauseMatcher:
 
     def _requires_grad_factory(self, node: cst.Call, qual: str | None) -> bool:
         """A torch function making a tensor, called with `requires_grad=` a true constant."""
-        if not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in node.args) \
-                or qual is None or not self.b.scope.is_torch_function(qual):
+        flag = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"),
+                    None)
+        if flag is None or qual is None or not self.b.scope.is_torch_function(qual):
             return False
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "requires_grad":
-                known = self.b.values.value(arg.value)
-                return known is not None and known.value is True
-        return False
+        known = self.b.values.value(flag)
+        return known is not None and known.value is True
 
     def registered_tensor(self, name: str) -> bool:
         """`self.<name>` of a module is a parameter or buffer: assigned an `nn.Parameter` /
@@ -767,8 +765,7 @@ class CauseMatcher:
         cls = self.env.project.klass(target.self_class)
         if not isinstance(value, cst.Call) or cls is None or name in self.b.module.reassigned:
             return ()
-        ctor = Constructor(self.env.project, frozenset(self.k.dtype_names))
-        return ctor.build(cls, value, TopScope(ctor, self.b.module)).attrs
+        return built_at_top(self.env.project, self.k.dtype_names, cls, value, self.b.module).attrs
 
     def _bind(self, name, value, tensors, bindings, arguments) -> None:
         """A tensor argument, a function value passed in (a callback), or a Python value (a

@@ -16,7 +16,7 @@ from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..walk import find_all, walk
 from .callables import Callables
-from .instances import Constructor, TopScope
+from .instances import built_at_top
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
@@ -89,8 +89,7 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
         return [(key, False)]
     cls = project.klass(entry.self_class) if entry.self_class else None
     if cls is not None and entry.construction is not None:
-        ctor = Constructor(project, frozenset(knowledge.dtype_names))
-        built = ctor.build(cls, entry.construction, TopScope(ctor, module))
+        built = built_at_top(project, knowledge.dtype_names, cls, entry.construction, module)
         key = FrameKey(**{**_fields(key), "attributes": built.attrs})
     if not entry.called_as:
         return [(key, False)]
@@ -198,8 +197,7 @@ def _passed_instance(project, knowledge, module, value, local_values: dict, call
     cls = project.created_class(value, module, caller)
     if cls is None:
         return None
-    ctor = Constructor(project, frozenset(knowledge.dtype_names))
-    return Const(ctor.build(cls, value, TopScope(ctor, module)))
+    return Const(built_at_top(project, knowledge.dtype_names, cls, value, module))
 
 
 def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:

@@ -116,10 +116,9 @@ class FrameValues:
         cls = self.project.klass(self.project.qualify(value.func, module))
         if cls is None:
             return None
-        from .instances import Constructor, TopScope  # instances builds on this module's helpers
+        from .instances import built_at_top  # instances builds on this module's helpers
 
-        ctor = Constructor(self.project, frozenset(self.k.dtype_names))
-        return Const(ctor.build(cls, value, TopScope(ctor, module)))
+        return Const(built_at_top(self.project, self.k.dtype_names, cls, value, module))
 
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name) and value is not None:

@@ -243,6 +243,13 @@ def _self_attributes(stmt: cst.CSTNode) -> set[str]:
             if isinstance(node.value, cst.Name) and node.value.value == "self"}
 
 
+def built_at_top(project: ProjectIndex, dtype_names, cls: ClassInfo, call: cst.Call, module) -> Obj:
+    """The instance `call` builds where a program builds its compiled code (module level or
+    `main()`: literals and project instances in the arguments)."""
+    ctor = Constructor(project, frozenset(dtype_names))
+    return ctor.build(cls, call, TopScope(ctor, module))
+
+
 class TopScope(Scope):
     """Where a program builds its compiled module (`main()` or module level): literals and
     project instances in the arguments."""

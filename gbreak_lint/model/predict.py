@@ -16,7 +16,7 @@ from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
 from .env import ModelEnv
 from .frame_store import FrameStore
 from .placement import PlacementIssue, placement_issues
-from .compiled_lambda import compiled_lambda, lambda_parameters
+from .compiled_lambda import compiled_lambda
 from .entry_values import entry_variants
 from .trace import FrameOutcome, SiteRecord, Tracer
 from .types import FrameKey
@@ -386,15 +386,6 @@ def _import_components(project: ProjectIndex) -> dict[str, int]:
 # The tracer's records are mutable while it runs (a site's times_traced grows with each frame
 # that traces it) and hold the model's own objects (events, frame infos); the Prediction holds
 # frozen, plain snapshots of them, which is what crosses processes and what checks read.
-def _compile_lambda(project: ProjectIndex, env: ModelEnv, tracer: Tracer, entry: EntryPoint) -> None:
-    body = compiled_lambda(project, entry)
-    if body is None:
-        return
-    key = FrameKey(entry.function, lambda_parameters(body))
-    env.register_expression_frame(key, body, project.modules[body.parent.module])
-    tracer.compile_entry(key, entry.function, entry.fullgraph)
-
-
 def _separate_programs(project: ProjectIndex, entries: tuple[EntryPoint, ...]) -> list[tuple[EntryPoint, ...]]:
     """A library task's entries, one program each, less those the model would run exactly as
     an earlier one: the same function on a class that adds nothing to the one it derives from
@@ -441,6 +432,16 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
                 raise
             errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
     return tracer
+
+
+def _compile_lambda(project: ProjectIndex, env: ModelEnv, tracer: Tracer, entry: EntryPoint) -> None:
+    """`torch.compile(lambda x: ...)`: the lambda's own frame, its parameters tensors."""
+    body = compiled_lambda(project, entry)
+    if body is None:
+        return
+    key = FrameKey(entry.function, body.tensor_parameters)
+    env.register_expression_frame(key, body, project.modules[body.parent.module])
+    tracer.compile_entry(key, entry.function, entry.fullgraph)
 
 
 def _freeze(r: SiteRecord) -> Site:

@@ -329,8 +329,7 @@ class CallResolver:
     def _target(self, value: FnValue) -> CallTarget | None:
         cls = self.project.klass(value.qualname)
         if cls is not None:  # a class held by a name: calling it runs its constructor
-            init = self.project.method(cls, "__init__")
-            return CallTarget(init, True, self_class=cls.qualname) if init else None
+            return self._init_target(cls)
         fn = self.project.function(value.qualname)
         return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants) \
             if fn else None
@@ -341,8 +340,9 @@ class CallResolver:
         parameters, GBL335, and `super().__init__()` breaks where the constructor is compiled
         on its own, GBL336)."""
         cls = self.project.klass(self.qualify(func))
-        if cls is None:
-            return None
+        return self._init_target(cls) if cls is not None else None
+
+    def _init_target(self, cls: ClassInfo) -> CallTarget | None:
         init = self.project.method(cls, "__init__")
         return CallTarget(init, True, self_class=cls.qualname) if init else None
 

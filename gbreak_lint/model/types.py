@@ -117,3 +117,9 @@ class LambdaBody:
         params = self.node.params
         stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
         return frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params, *stars))
+
+    @property
+    def tensor_parameters(self) -> frozenset[str]:
+        """Positional parameters that may hold tensors: those without a default (`k=2`)."""
+        params = self.node.params
+        return frozenset(p.name.value for p in (*params.posonly_params, *params.params) if p.default is None)
