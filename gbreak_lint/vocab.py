@@ -96,6 +96,7 @@ class CauseCheck(Vocab):
     CLASS_DEFINITION = "class_definition"  # a `class` statement (Dynamo cannot trace __build_class__)
     OPTIMIZER_METHOD = "optimizer_method"  # `opt.step()` / `opt.zero_grad()` on a torch.optim optimizer
     REQUIRES_GRAD_FACTORY = "requires_grad_factory"  # `torch.ones(3, requires_grad=True)`
+    CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
 
 
 class Fate(Vocab):

@@ -102,6 +102,8 @@ class CauseMatcher:
         if self._higher_order(node, qual):
             return
         target = b.resolver.resolve(node.func)
+        if self._custom_op_call(node, qual, target):
+            return
         if target is not None:
             self._project_call(node, target)
             return
@@ -452,6 +454,21 @@ class CauseMatcher:
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
+
+    def _custom_op_call(self, node: cst.Call, qual: str | None, target: CallTarget | None) -> bool:
+        """A project custom op, called as its function or through `torch.ops.<ns>.<name>`:
+        an op in the graph (its body untraced), which cannot compile without a fake."""
+        ops = self.env.custom_ops
+        if not ops.ops:
+            return False
+        op = ops.op_of_function(target.function.qualname) if target is not None else ops.op_of_namespace_call(qual)
+        if op is None or (target is None and op not in ops.ops.values()):
+            return False
+        if op not in ops.faked and self.check_enabled(CauseCheck.CUSTOM_OP_WITHOUT_FAKE):
+            self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_OP_WITHOUT_FAKE), node, detail=op)
+        else:
+            self.b.emit(EventKind.OP, node)
+        return True
 
     def _fake_run(self, node: cst.Call, fn: FunctionInfo, key: FrameKey) -> bool:
         """allow_in_graph / nonstrict_trace: Dynamo runs the function on fake tensors at the

@@ -66,6 +66,13 @@ class ModelEnv:
         return self.project.derived("disallowed", lambda: disallowed_functions(self.project, self.knowledge)
                                     | self.knowledge.skipped_functions)
 
+    @property
+    def custom_ops(self):
+        """Operators the project defines with torch.library.custom_op, and which have a fake."""
+        from .custom_ops import custom_ops
+
+        return self.project.derived("custom_ops", lambda: custom_ops(self.project, self.knowledge))
+
     def node_memo(self, kind: str, node, compute):
         """`compute()` once per node and kind in this run: a function is walked for every
         variant of its frame (tensor arguments, bindings), its facts stay the same. The node
