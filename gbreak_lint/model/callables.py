@@ -125,6 +125,15 @@ class Callables:
         forward = self.project.method(cls, "forward")
         return FnValue(forward.qualname, skip=1) if forward is not None else None
 
+    def autograd_backward(self, forward: FunctionInfo) -> FunctionInfo | None:
+        """The `backward` of the torch.autograd.Function whose `forward` this is (Dynamo
+        traces it at the apply call when an input needs grad)."""
+        cls = self.project.klass(forward.class_qualname) if forward.class_qualname else None
+        if forward.name != "forward" or self.autograd_apply(cls) is None:
+            return None
+        backward = self.project.method(cls, "backward") if cls is not None else None
+        return backward if backward is not None and backward.class_qualname is not None else None
+
     # -- kinds of values -------------------------------------------------------------
     def decorated(self, fn: FunctionInfo, depth: int = 0) -> FnValue:
         """`fn` after its decorators (applied bottom-up); decorators we cannot read leave it."""

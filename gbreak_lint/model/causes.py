@@ -454,6 +454,23 @@ class CauseMatcher:
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
+        self._autograd_backward(node, fn)
+
+    def _autograd_backward(self, node: cst.Call, forward: FunctionInfo) -> None:
+        """`Fn.apply(x)`: after forward, Dynamo traces the Function's `backward` to put both in
+        the graph (measured 2.13, an input needing grad): a break there breaks at the apply
+        call, traced once per frame of the chain; backward itself is never a frame compiled
+        alone (autograd calls it later, outside the compiled code), so it is inlined only."""
+        backward = self.b.resolver.callables.autograd_backward(forward)
+        if backward is None:
+            return
+        grads = frozenset(p.name for p in backward.params[1:] if p.kind == "positional")
+        info = self.env.frame(FrameKey(backward.qualname, grads))
+        if info is None:
+            return
+        key = FrameKey(f"{backward.qualname}.<traced at apply>", grads)
+        self.env.register_synthetic(replace(info, key=key, eager_only=True))
+        self.b.emit(EventKind.CALL, node, target=key)
 
     def _custom_op_call(self, node: cst.Call, qual: str | None, target: CallTarget | None) -> bool:
         """A project custom op, called as its function or through `torch.ops.<ns>.<name>`:
