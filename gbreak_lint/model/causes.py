@@ -18,7 +18,7 @@ from .frame_values import constant_display
 from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
+from .values import PASSED_DATA_SCALAR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -816,6 +816,9 @@ class CauseMatcher:
         function = self.b.resolver.function_value(value)
         if function is not None:
             bindings[name] = function
+            return
+        if self.b.scope.is_data_scalar(value):
+            arguments[name] = PASSED_DATA_SCALAR
             return
         known = self.b.values.value(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN

@@ -14,7 +14,7 @@ from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
-from .values import Obj, Seq
+from .values import PASSED_DATA_SCALAR, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -51,7 +51,8 @@ class FrameBuilder:
                                  set(key.tensor_params) | set(inherited),
                                  returns=self._returns, is_module_call=self._is_module_call,
                                  returns_object=self._returns_object, self_tensors=key.tensor_attributes,
-                                 free_tensor=self._free_tensor)
+                                 free_tensor=self._free_tensor, returns_data_scalar=self._returns_data_scalar)
+        self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,
@@ -66,6 +67,7 @@ class FrameBuilder:
         self.returns_tensor = False
         self.returns_elements: tuple[bool, ...] = ()
         self.returns_object: bool | None = None  # every return is an instance of a project class
+        self.returns_data_scalar = False
         self.objects: set[str] = set()  # locals holding such an instance
         # locals bound to a constructor call here (`h = Holder(x)`): its tensor attributes are
         # read when a method is called on the name (most assignments never need them)
@@ -117,7 +119,7 @@ class FrameBuilder:
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
-                         returns_object=bool(self.returns_object))
+                         returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar)
 
     def _self_is_module(self) -> bool:
         cls = self.resolver.cls
@@ -223,6 +225,7 @@ class FrameBuilder:
         elif isinstance(node, cst.Return) and node.value is not None:
             self.expr(node.value)
             self.returns_tensor |= self.scope.is_tensor(node.value)
+            self.returns_data_scalar |= self.scope.is_data_scalar(node.value)
             self.returns_object = self._is_object(node.value) and self.returns_object is not False
             if isinstance(node.value, cst.Tuple):
                 flags = [self.scope.is_tensor(el.value) for el in node.value.elements]
@@ -503,8 +506,15 @@ class FrameBuilder:
             return
         if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return
-        if self.scope.is_tensor(test) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
-            self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), test, hits=hits)
+        if not self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
+            return
+        rule = self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH)
+        if self.scope.is_tensor(test):
+            self.emit_break(rule, test, hits=hits)
+        elif self.scope.is_data_scalar(test):  # `.item()` breaks unless captured: then its value is symbolic
+            passed = {n for n, v in self.key.arguments if v == PASSED_DATA_SCALAR} - self.rebound
+            self.emit_break(rule, test, hits=hits, needs_config=CAPTURED_SCALARS,
+                            inlined_only=any(n.value in passed for n in find_all(test, (cst.Name,))))
 
     def call(self, node: cst.Call) -> None:
         func = node.func
@@ -663,6 +673,13 @@ class FrameBuilder:
         info = self.env.frame_if_built(self.causes.callee_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
 
+    def _returns_data_scalar(self, call: cst.Call) -> bool:
+        """A project call returning a number read out of a tensor (`def big(v): return v > 2`
+        called with an `.item()` value)."""
+        target = self.resolver.resolve(call.func)
+        info = self.env.frame_if_built(self.causes.callee_key(target, call)) if target is not None else None
+        return info is not None and info.returns_data_scalar
+
     def is_graph_input(self, expr: cst.BaseExpression) -> bool:
         """A tensor parameter the frame was given and has not rebound (a graph input when the
         frame is compiled, and still one inlined with a caller's input passed on), or a
@@ -764,6 +781,8 @@ def _own_names(node: cst.CSTNode) -> set[str]:
     return names
 
 
+# the config switch that makes `.item()` a symbolic value in the graph instead of a break
+CAPTURED_SCALARS = "capture_scalar_outputs"
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 

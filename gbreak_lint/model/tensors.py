@@ -18,7 +18,7 @@ class TensorScope:
 
     def __init__(self, knowledge: Knowledge, qualify, tensors: set[str],
                  returns=None, is_module_call=None, returns_object=None,
-                 self_tensors: frozenset[str] = frozenset(), free_tensor=None):
+                 self_tensors: frozenset[str] = frozenset(), free_tensor=None, returns_data_scalar=None):
         self.k = knowledge
         self.qualify = qualify  # expr -> qualified name or None
         self.tensors = set(tensors)
@@ -35,6 +35,7 @@ class TensorScope:
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
         self.returns_object = returns_object or (lambda call: False)
+        self.returns_data_scalar = returns_data_scalar or (lambda call: False)
 
     # -- queries ---------------------------------------------------------------------
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
@@ -115,7 +116,7 @@ class TensorScope:
                 return self.is_tensor(func.value)
             if isinstance(func, cst.Name) and func.value in ("float", "int", "bool") and expr.args:
                 return self.is_tensor(expr.args[0].value)
-            return False
+            return self.returns_data_scalar(expr)
         if isinstance(expr, cst.Comparison):
             return self.is_data_scalar(expr.left) or any(self.is_data_scalar(t.comparator)
                                                           for t in expr.comparisons)

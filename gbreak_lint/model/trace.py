@@ -230,7 +230,8 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.mode == CallMode.EAGER and ev.target is not None:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
-            if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or _behind(ev.condition, not_taken)):
+            if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
+                                               or _behind(ev.condition, not_taken)):
                 continue
             path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
             if ev.kind == EventKind.CALL:
@@ -273,11 +274,14 @@ class Tracer:
             resume = self._segment(info, resume, True, chain, entry, strict_entry)
 
     def _captured(self, ev: Event, strict_entry: bool) -> bool:
-        """fullgraph=True turns some config switches on (e.g. capture_scalar_outputs)."""
-        if not strict_entry:
-            return False
+        """A break the config switches remove: fullgraph=True turns some on (e.g.
+        capture_scalar_outputs, which captures `.item()`); a break only a switch makes
+        (branching on the captured value) is there only with it on."""
+        enabled = self.env.knowledge.fullgraph_enables if strict_entry else frozenset()
+        if ev.needs_config:
+            return not (self.env.flag(ev.needs_config) or ev.needs_config in enabled)
         rule = self.env.catalog.get(ev.rule) if ev.rule else None
-        return rule is not None and rule.unless_config in self.env.knowledge.fullgraph_enables
+        return rule is not None and rule.unless_config in enabled
 
     def _inline(self, call: Event, stack: tuple[FrameKey, ...], strict_entry: bool = False,
                 not_taken: tuple[str, ...] = ()) -> _Inlined:

@@ -66,6 +66,11 @@ class Event:
     gb_code: str | None = None
     detail: str = ""
     hits: int = 1  # Dynamo meets this break this many times per trace (while-conditions: 2)
+    # a break only this config switch makes (a branch on a `.item()` value it captures)
+    needs_config: str = ""
+    # a break on a value the caller passed (a captured number): a frame compiled alone is
+    # given the real value instead, so only inlined traces meet it
+    inlined_only: bool = False
     loop_escapes: bool = False  # a `return` ends Dynamo's back-edge scan before the loop's end
     # call
     target: FrameKey | None = None
@@ -102,6 +107,7 @@ class FrameInfo:
     # eagerly, Dynamo cannot wrap the real iterator it is passed and breaks at its first step
     unwrappable_iterator: bool = False
     returns_object: bool = False  # every return is an instance of a plain project class (a model output)
+    returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
 
 
 @dataclass(frozen=True)

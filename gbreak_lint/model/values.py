@@ -130,6 +130,9 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset) -> tu
 
 # Marker for a parameter the caller passes with a value we cannot tell (in FrameKey.arguments).
 PASSED_UNKNOWN = "<passed>"
+# Marker for a parameter the caller passes a number read out of a tensor (`.item()`): symbolic
+# when capture_scalar_outputs captures it, so a branch on it depends on data.
+PASSED_DATA_SCALAR = "<data scalar>"
 
 COMPARE: dict[type, Callable[[Any, Any], Any]] = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
