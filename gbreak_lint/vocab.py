@@ -97,6 +97,7 @@ class CauseCheck(Vocab):
     OPTIMIZER_METHOD = "optimizer_method"  # `opt.step()` / `opt.zero_grad()` on a torch.optim optimizer
     REQUIRES_GRAD_FACTORY = "requires_grad_factory"  # `torch.ones(3, requires_grad=True)`
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
+    HOOK_SIDE_EFFECT = "hook_side_effect"  # a tensor hook traced at registration writes outside itself
 
 
 class Fate(Vocab):

@@ -101,6 +101,8 @@ class CauseMatcher:
             return
         if self._higher_order(node, qual):
             return
+        if self._traced_tensor_hook(node):
+            return
         target = b.resolver.resolve(node.func)
         if self._custom_op_call(node, qual, target):
             return
@@ -471,6 +473,27 @@ class CauseMatcher:
         key = FrameKey(f"{backward.qualname}.<traced at apply>", grads)
         self.env.register_synthetic(replace(info, key=key, eager_only=True))
         self.b.emit(EventKind.CALL, node, target=key)
+
+    def _traced_tensor_hook(self, node: cst.Call) -> bool:
+        """`h.register_hook(fn)` on a tensor the graph computes: Dynamo traces `fn` there, on
+        the gradient's stand-in (measured 2.13: a print or a write outside the hook breaks at
+        this call, traced once per frame of the chain; a hook on a graph input or a parameter
+        is only registered). Hooks it cannot name are left alone."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in self.k.traced_tensor_hooks and node.args):
+            return False
+        receiver = func.value
+        if not self.b.scope.is_tensor(receiver) or self.b.is_graph_input(receiver):
+            return False
+        target = self.b.resolver.resolve(node.args[0].value)
+        if target is None:
+            return False
+        params = [p for p in target.function.params if p.kind == "positional"][1 if target.skip_first_param else 0:]
+        key = FrameKey(target.function.qualname, frozenset(p.name for p in params[:1]), tuple(target.captured),
+                       target.instance, target.self_class, traced_hook=True)
+        if self.env.frame(key) is not None:
+            self.b.emit(EventKind.CALL, node, target=key)
+        return True
 
     def _custom_op_call(self, node: cst.Call, qual: str | None, target: CallTarget | None) -> bool:
         """A project custom op, called as its function or through `torch.ops.<ns>.<name>`:

@@ -14,6 +14,7 @@ from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
+from .side_effects import declared_outer, outer_write
 from .values import PASSED_DATA_SCALAR, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
 
@@ -119,7 +120,8 @@ class FrameBuilder:
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
-                         returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar)
+                         returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
+                         eager_only=self.key.traced_hook)
 
     def _self_is_module(self) -> bool:
         cls = self.resolver.cls
@@ -205,6 +207,8 @@ class FrameBuilder:
         return ends
 
     def small(self, node: cst.BaseSmallStatement) -> None:
+        if self.key.traced_hook and self._writes_outside(node):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.HOOK_SIDE_EFFECT), node)
         if isinstance(node, cst.Assign):
             self.expr(node.value)
             for target in node.targets:
@@ -672,6 +676,16 @@ class FrameBuilder:
             return (info.returns_tensor, ()) if info else (False, ())
         info = self.env.frame_if_built(self.causes.callee_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
+
+    def _writes_outside(self, node: cst.BaseSmallStatement) -> bool:
+        """A statement of a traced hook changing state the hook does not own (side_effects.py)."""
+        if not self.causes.check_enabled(CauseCheck.HOOK_SIDE_EFFECT) or not isinstance(self.source, FunctionInfo):
+            return False
+        fn = self.source
+        declared = self.env.node_memo("declared_outer", fn.node, lambda: declared_outer(fn.node.body))
+        local = self.env.node_memo("hook_locals", fn.node, lambda: frozenset(
+            assigned_names(fn.node.body) | {p.name for p in fn.params}) - declared)
+        return outer_write(node, local, declared, self.env.knowledge.container_mutators)
 
     def _returns_data_scalar(self, call: cst.Call) -> bool:
         """A project call returning a number read out of a tensor (`def big(v): return v > 2`

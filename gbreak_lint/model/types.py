@@ -53,6 +53,9 @@ class FrameKey:
     # free variables the enclosing function's call bound (`def test(Ctx)` called as `test(A)`):
     # name -> the function or class; Dynamo guards on the cells' contents
     cells: tuple[tuple[str, str], ...] = ()
+    # a tensor hook Dynamo traces when compiled code registers it: inlined at the registration
+    # only (never a frame of its own), and a write to state outside it breaks (GB0067)
+    traced_hook: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,55 @@
+"""Statements that change state outside a function: what Dynamo cannot replay from a body it
+traces speculatively as a higher-order op (a tensor hook registered in compiled code).
+
+Measured on 2.13: in such a body, `self.grads = grad`, `store["g"] = grad`,
+`seen.append(grad)` on a list the function did not make, and an assignment to a `global` or
+`nonlocal` name each raise "HOP: Unsafe side effect" (GB0067); Dynamo then breaks the graph
+at the call that started the speculation. Changing what the function made itself is fine.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..walk import NESTED_SCOPES, find_all
+
+
+def outer_write(node: cst.BaseSmallStatement, local: frozenset[str], declared: frozenset[str],
+                mutators: frozenset[str]) -> bool:
+    """Does this statement write state the function does not own? `local`: names the
+    function binds (parameters included); `declared`: its `global` / `nonlocal` names."""
+    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        return any(_outer_target(t, local, declared) for t in targets)
+    if isinstance(node, cst.Expr):
+        return any(_outer_mutation(call, local, mutators) for call in find_all(node, (cst.Call,), skip=NESTED_SCOPES))
+    return False
+
+
+def _outer_target(target: cst.BaseExpression, local: frozenset[str], declared: frozenset[str]) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value in declared
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_outer_target(el.value, local, declared) for el in target.elements)
+    if isinstance(target, cst.Attribute):  # `self.grads = g`: an object's attribute
+        return True
+    if isinstance(target, cst.Subscript):  # `store["g"] = g`: a container made elsewhere
+        return not _owned(target.value, local)
+    return False
+
+
+def _outer_mutation(call: cst.Call, local: frozenset[str], mutators: frozenset[str]) -> bool:
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value in mutators and not _owned(func.value, local)
+
+
+def _owned(expr: cst.BaseExpression, local: frozenset[str]) -> bool:
+    """A container the function made (a local name); anything reached otherwise is shared."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value in local
+
+
+def declared_outer(body: cst.CSTNode) -> frozenset[str]:
+    """Names a function declares `global` or `nonlocal`."""
+    return frozenset(n.name.value for d in find_all(body, (cst.Global, cst.Nonlocal), skip=NESTED_SCOPES)
+                     for n in d.names)
