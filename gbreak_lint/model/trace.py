@@ -314,7 +314,6 @@ class Tracer:
         """`path`: (frame, event) from this frame's break point down to the break site."""
         site_frame, site_event = path[-1]
         site_chain = chain + tuple(_link(f, e) for f, e in path)
-        site = self._hit(site_frame, site_event, site_chain, entry)
         callers = chain + (_link(info, ev),)  # for frames this break hands to Dynamo
         for frame, point in path:  # a break inside error_on_graph_break(False) uses the relaxation
             for c in point.ctx:
@@ -323,7 +322,10 @@ class Tracer:
         strict = self._strictness(info, path, strict_entry)
         if site_event.break_kind == BreakKind.ERROR:  # raises whatever the region's strictness
             strict = StrictReason.FAKE_TENSOR
-        if strict is not None or ev.mode == CallMode.STRICT_HOP:
+        # an error ends the trace at its first hit (a while-condition is not met again)
+        hard = strict is not None or ev.mode == CallMode.STRICT_HOP
+        site = self._hit(site_frame, site_event, site_chain, entry, hits=1 if hard else site_event.hits)
+        if hard:
             site.outcomes.add(HARD_ERROR)
             reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
@@ -377,7 +379,7 @@ class Tracer:
         code = rule.gb_code_when.get("closes_over", rule.gb_code) if call.closes_over else rule.gb_code
         event = replace(call, kind=EventKind.BREAK, rule=rule.code, gb_code=code,
                         break_kind=BreakKind.UNRESUMABLE, target=None, mode=CallMode.INLINE, hits=1)
-        self._hit(info, event, chain + (_link(info, event),), entry).outcomes.add(outcome)
+        self._hit(info, event, chain + (_link(info, event),), entry, event.hits).outcomes.add(outcome)
 
     def _rest_eagerly(self, info: FrameInfo, start: int, chain, entry: str, because: str = "") -> None:
         """events[start:] run eagerly: each call they make is compiled as a frame of its own."""
@@ -406,7 +408,7 @@ class Tracer:
         self.values_seen[info.qualname] = {self._guarded_values(info.key)}
         event = replace(call, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code, ctx=(),
                         break_kind=BreakKind.UNRESUMABLE, target=None, mode=CallMode.INLINE, hits=1)
-        site = self._hit(info, event, callers, entry)
+        site = self._hit(info, event, callers, entry, event.hits)
         site.outcomes.add(Outcome.SKIPPED)
         self.frames.setdefault((info.qualname, Outcome.SKIPPED), FrameOutcome(
             info, Outcome.SKIPPED, BlockKind.ITERATOR, "", event, site, 0, None))
@@ -421,7 +423,7 @@ class Tracer:
             return None
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
                         break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
-        return self._hit(info, event, callers, entry)
+        return self._hit(info, event, callers, entry, event.hits)
 
     def _fate(self, ev: Event, frames, site_event: Event):
         """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) of a
@@ -474,7 +476,7 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.target is not None:
                 self._called_eagerly(info, ev, chain, entry)
 
-    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str) -> SiteRecord:
+    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str, hits: int) -> SiteRecord:
         # Dynamo names a break site by line and break type: two breaks of one kind on one
         # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
@@ -488,9 +490,9 @@ class Tracer:
             # a run assuming a condition (whose own condition may contradict it): by this chain
             site.condition, site.chain, site.entry, site.in_split_run = condition, chain, entry, False
         if self.worlds:  # counted only if no run without the condition reaches it (see hits)
-            site.conditional_hits += ev.hits
+            site.conditional_hits += hits
         else:
-            site.times_traced += ev.hits
+            site.times_traced += hits
         return site
 
 
