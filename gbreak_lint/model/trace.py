@@ -322,16 +322,17 @@ class Tracer:
         strict = self._strictness(info, path, strict_entry)
         if site_event.break_kind == BreakKind.ERROR:  # raises whatever the region's strictness
             strict = StrictReason.FAKE_TENSOR
-        # an error ends the trace at its first hit (a while-condition is not met again)
         hard = strict is not None or ev.mode == CallMode.STRICT_HOP
-        site = self._hit(site_frame, site_event, site_chain, entry, hits=1 if hard else site_event.hits)
+        nested_call = ev.kind == EventKind.CALL
+        level = _nested_level(path, site_event) if self.nested and nested_call and not hard else 0
+        # an error ends the trace at its first hit, and a resume inside the chain does not meet
+        # a while-condition again (measured: the loop's re-test is not traced a second time)
+        site = self._hit(site_frame, site_event, site_chain, entry, hits=1 if hard or level else site_event.hits)
         if hard:
             site.outcomes.add(HARD_ERROR)
             reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
             return None
-        nested_call = ev.kind == EventKind.CALL
-        level = _nested_level(path, site_event) if self.nested and nested_call else 0
         if level:  # resumed inside the chain: frames below that level run eagerly, compiled alone
             site.outcomes.add(Fate.RESUMED)
             point = path[level][1]
