@@ -73,7 +73,10 @@ class Recorder:
         return text
 
     def rel(self, filename: str) -> str | None:
-        """Path relative to the project root, or None for library code."""
+        """Path relative to the project root, or None for library code (a frozen standard
+        library module, `<frozen os>`, is library code too)."""
+        if filename.startswith("<frozen "):
+            return None
         try:
             p = Path(filename).resolve()
         except (OSError, ValueError):

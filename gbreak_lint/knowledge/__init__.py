@@ -32,8 +32,9 @@ class Knowledge:
     constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     optimizer_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # method -> GB code
-    # tensor method -> the GB code its break reports, for a rule whose methods break differently
-    tensor_method_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # callee (a qualified function or a method name) -> the GB code its break reports, for a
+    # rule whose callees break differently
+    gb_codes_by_callee: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
     fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -85,7 +86,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
-        tensor_method_gb_codes=MappingProxyType(dict(data.get("tensor_method_gb_codes") or {})),
+        gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
         fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),
                                                         "errors": frozenset(v.get("errors") or ())})
                                    for k, v in (data.get("fake_run") or {}).items()}),

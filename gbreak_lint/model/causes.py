@@ -293,9 +293,11 @@ class CauseMatcher:
             return when["numpy_argument"]
         if "numpy_receiver" in when and isinstance(node.func, cst.Attribute) and scope.is_numpy(node.func.value):
             return when["numpy_receiver"]
-        by_method = self.k.tensor_method_gb_codes.get(node.func.attr.value) if isinstance(node.func, cst.Attribute) \
-            else None
-        return by_method if by_method in rule.gb_codes else rule.gb_code
+        callee = self.b.resolver.qualify(node.func)
+        by_callee = self.k.gb_codes_by_callee.get(callee or "")
+        if by_callee is None and isinstance(node.func, cst.Attribute):
+            by_callee = self.k.gb_codes_by_callee.get(node.func.attr.value)
+        return by_callee if by_callee in rule.gb_codes else rule.gb_code
 
     def _tensor_or_module(self, expr: cst.BaseExpression) -> bool:
         if self.b.scope.is_tensor(expr):
