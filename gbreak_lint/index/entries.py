@@ -144,7 +144,20 @@ class _EntryFinder(cst.CSTVisitor):
     # -- scopes ----------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         # a class redefined under the same name (if/else, try/except) keeps only one ClassInfo
-        self.class_stack.append(self.class_by_node.get(node))
+        cls = self.class_by_node.get(node)
+        self.class_stack.append(cls)
+        for dec in node.decorators:
+            self._class_decorator(cls, dec.decorator)
+
+    def _class_decorator(self, cls: ClassInfo | None, expr) -> None:
+        """`@torch.compile` on a class: Dynamo wraps the class's `__call__` (an nn.Module's
+        `_call_impl`), so every instance's forward is compiled when called."""
+        call = expr if isinstance(expr, cst.Call) else None
+        if cls is None or not self.is_compile(self.qualify(call.func if call is not None else expr)) \
+                or (call is not None and call.args and call.args[0].keyword is None):
+            return
+        fn = self.forward_of(cls) or self.project.method(cls, "__call__")
+        self.add(fn, expr, _fullgraph(call) if call is not None else False, "torch.compile on the class", cls=cls)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.class_stack.pop()

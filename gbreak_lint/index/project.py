@@ -237,7 +237,7 @@ class ProjectIndex:
                 return scope.local_functions[head]
             if head in {p.name for p in scope.params}:
                 return None  # a parameter shadows globals; unknown value
-            scope = module.functions.get(scope.parent_function) if scope.parent_function else None
+            scope = enclosing_function(scope, module)
         if head in module.top_level:
             return module.top_level[head]
         if head in module.imports:
@@ -358,3 +358,14 @@ def _returned_values(node: cst.FunctionDef) -> list[cst.BaseExpression]:
         if isinstance(stmt, cst.SimpleStatementLine):
             out += [s.value for s in stmt.body if isinstance(s, cst.Return) and s.value is not None]
     return out
+
+
+def enclosing_function(fn: FunctionInfo, module: ModuleIndex) -> FunctionInfo | None:
+    """The function whose names `fn` sees next: its parent def, or for a method of a class
+    defined inside a function (a test's local module), that function (the class body's own
+    names are not visible from its methods)."""
+    if fn.parent_function:
+        return module.functions.get(fn.parent_function)
+    if fn.class_qualname:
+        return module.functions.get(fn.class_qualname.rsplit(".", 1)[0])
+    return None

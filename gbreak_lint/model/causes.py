@@ -63,8 +63,8 @@ class CauseMatcher:
         loop = (Ctx(BlockKind.LOOP, span.line),)
         inner = [replace(ev, ctx=loop) for ev in self.b.events[start:]]
         del self.b.events[start:]
-        events = [Event(EventKind.CALL, span, loop, target=k) for k in pre] + inner + \
-            [Event(EventKind.CALL, span, loop, target=k) for k in post]
+        events = [self._hook_event(k, span, loop) for k in pre] + inner + \
+            [self._hook_event(k, span, loop) for k in post]
         name = f"{self.b.function.qualname}.<_call_impl@{span.line}:{span.column}>"
         key = FrameKey(name)
         self.env.register_synthetic(FrameInfo(key, "_call_impl", name, self.b.function.path, span.line,
@@ -419,6 +419,29 @@ class CauseMatcher:
         self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
+    def _passed_to_constructor(self, func: cst.BaseExpression) -> bool:
+        """`self.lin` set from a constructor parameter (`Wrapper(lin)`): an object the class
+        does not build, taken for the module its registered hooks name."""
+        cls = self.b.resolver.cls
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                and cls is not None):
+            return False
+        found = self.env.project.class_attribute(cls, func.attr.value)
+        init = self.env.project.method(cls, "__init__")
+        return found is not None and isinstance(found[1], cst.Name) and init is not None \
+            and any(p.name == found[1].value for p in init.params)
+
+    def _hook_event(self, key: FrameKey, span, ctx) -> Event:
+        """Running one hook: a call, or a break when the hook is `torch.compiler.disable`d
+        (measured 2.13: GB0098 reported inside torch's _call_impl for the calling line)."""
+        fn = self.env.project.function(key.qualname)
+        how = self.disabled(fn) if fn is not None else None
+        rule = self.rule_for_check(CauseCheck.DISABLED_CALL) if how is not None else None
+        if rule is None:
+            return Event(EventKind.CALL, span, ctx, target=key)
+        return Event(EventKind.BREAK, span, ctx, rule=rule.code, break_kind=rule.break_kind,
+                     gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=key.qualname)
+
     def _hooks(self, node: cst.Call, kind: str) -> list[FrameKey]:
         """Frames of the forward (pre-)hooks registered on the sub-module this call runs."""
         func = node.func
@@ -426,7 +449,8 @@ class CauseMatcher:
             return []
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value
         hooks = self.env.hooks.for_attribute(name, kind)
-        if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)):
+        if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)
+                             or self._passed_to_constructor(func)):
             return []
         keys = []
         for hook in hooks:

@@ -150,7 +150,10 @@ class CallResolver:
         return self.project.klass(self.project.qualify(expr, module, init))
 
     def _instantiated_in(self, value: cst.BaseExpression, holder: ClassInfo) -> ClassInfo | None:
-        return self.project.created_class(value, self.project.modules[holder.module])
+        """The class an attribute's value builds, named as the holder's methods see names (a
+        class defined in a test function sees that function's other local classes)."""
+        module = self.project.modules[holder.module]
+        return self.project.created_class(value, module, module.functions.get(holder.qualname.rsplit(".", 1)[0]))
 
     def _keyed_class(self, expr: cst.Subscript) -> ClassInfo | None:
         """`self.blocks["main"]` on `nn.ModuleDict({"main": Sub()})` (or a dict literal)."""
