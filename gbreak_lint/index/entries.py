@@ -350,8 +350,9 @@ CALLED_AT_ONCE = "@"  # `called_as` of a compiled object called where it is made
 
 
 def called_at_once(span: Span) -> str:
-    """The `called_as` of a compile call called at once: where it is (a name never has '@')."""
-    return f"{CALLED_AT_ONCE}{span.line}:{span.column}"
+    """The `called_as` of a compile call called at once: where it is, start and end (a name
+    never has '@'; `torch.compile(backend=b)` and `torch.compile(backend=b)(f)` start together)."""
+    return f"{CALLED_AT_ONCE}{span.line}:{span.column}-{span.end_line}:{span.end_column}"
 
 
 def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseExpression | None:

@@ -10,6 +10,7 @@ on a nested break, as Dynamo does).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TypeGuard
 
 import libcst as cst
@@ -203,6 +204,8 @@ class Callables:
         positional = [self.value(a.value, module, function, bindings, local, depth + 1)
                       for a in args if a.keyword is None]
         qual = self.project.qualify(call.func, module, function)
+        if qual in self.k.disable_decorators and positional and positional[0] is not None:
+            return replace(positional[0], disabled="nonrecursive" if _recursive_false(call) else "recursive")
         if qual == PARTIAL and positional and positional[0] is not None:
             target = positional[0]
             return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)
@@ -336,3 +339,7 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
     return None
 
 
+def _recursive_false(call: cst.Call) -> bool:
+    """`torch.compiler.disable(fn, recursive=False)`."""
+    return any(a.keyword is not None and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
+               and a.value.value == "False" for a in call.args)

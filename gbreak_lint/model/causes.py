@@ -471,7 +471,7 @@ class CauseMatcher:
             if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
                 self.b.emit(EventKind.OP, node)
             return
-        disabled = self.disabled(fn) or self._disabled_class(target)
+        disabled = target.disabled or self.disabled(fn) or self._disabled_class(target)
         key = self.callee_key(target, node)
         self.env.frame(key)  # build the callee first so its return type is known
         if _on_self(node):  # `self.set_attention_type("original_full")` sets `self.attention_type`

@@ -25,6 +25,7 @@ class CallTarget:
     captured: tuple[tuple[str, FnValue], ...] = ()  # the callee closure's cells holding functions
     bound: int = 0  # leading positional parameters bound already (functools.partial)
     constants: tuple[tuple[str, object], ...] = ()  # the callee closure's cells holding constants
+    disabled: str = ""  # a function value made by torch.compiler.disable (see FnValue.disabled)
 
 
 class CallResolver:
@@ -334,8 +335,8 @@ class CallResolver:
         if cls is not None:  # a class held by a name: calling it runs its constructor
             return self._init_target(cls)
         fn = self.project.function(value.qualname)
-        return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants) \
-            if fn else None
+        return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants,
+                          disabled=value.disabled) if fn else None
 
     def _constructor(self, func: cst.BaseExpression) -> CallTarget | None:
         """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`, a module's

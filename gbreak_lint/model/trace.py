@@ -154,12 +154,15 @@ class Tracer:
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
             self._trace(info, chain, entry, strict_entry)
 
-    @staticmethod
-    def _guarded_values(key: FrameKey) -> tuple:
+    def _guarded_values(self, key: FrameKey) -> tuple:
         """The constants a frame was specialised on (arguments, `self` attributes, mode, the
-        closure cells an enclosing call bound)."""
+        closure cells an enclosing call bound, the functions its parameters hold: guarded by
+        identity, so `outer(f)` then `outer(disable(f))` compiles `outer` twice)."""
         consts = tuple(kv for kv in key.arguments if isinstance(kv[1], Const))
-        return consts, key.attributes, key.training, key.cells
+        fn = self.env.project.function(key.qualname)
+        params = {p.name for p in fn.params} if fn is not None else set()
+        passed = tuple(kv for kv in key.bindings if kv[0] in params)
+        return consts, key.attributes, key.training, key.cells, passed
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global
@@ -326,8 +329,13 @@ class Tracer:
         nested_call = ev.kind == EventKind.CALL
         level = _nested_level(path, site_event) if self.nested and nested_call and not hard else 0
         # an error ends the trace at its first hit, and a resume inside the chain does not meet
-        # a while-condition again (measured: the loop's re-test is not traced a second time)
-        site = self._hit(site_frame, site_event, site_chain, entry, hits=1 if hard or level else site_event.hits)
+        # a while-condition again (measured: the loop's re-test is not traced a second time);
+        # a compile that raised leaves no cache entry, so the next attempt has the same compile
+        # id: a hard error met again (`outer(f)` then `outer(g)` under fullgraph) counts once
+        known = self.sites.get((site_frame.path, site_event.span.line, site_event.gb_code or site_event.rule))
+        again = hard and known is not None and HARD_ERROR in known.outcomes
+        hits = 0 if again else 1 if hard or level else site_event.hits
+        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits)
         if hard:
             site.outcomes.add(HARD_ERROR)
             reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
@@ -385,7 +393,11 @@ class Tracer:
     def _rest_eagerly(self, info: FrameInfo, start: int, chain, entry: str, because: str = "") -> None:
         """events[start:] run eagerly: each call they make is compiled as a frame of its own."""
         for later in info.events[start:]:
-            if later.kind == EventKind.CALL and later.mode not in NOT_OWN_FRAME and later.target is not None:
+            if later.kind != EventKind.CALL or later.target is None:
+                continue
+            if later.mode == CallMode.EAGER:  # disable(recursive=False): not compiled, its callees are
+                self._run_eagerly(later.target, chain + (_link(info, later),), entry)
+            elif later.mode not in NOT_OWN_FRAME:
                 self._called_eagerly(info, later, chain, entry, because)
 
     def _called_eagerly(self, caller: FrameInfo, call: Event, chain, entry: str, because: str = "") -> None:

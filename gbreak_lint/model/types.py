@@ -31,6 +31,8 @@ class FnValue:
     skip: int = 0
     # cells holding Python constants: a decorator factory's arguments (`@scaled("attn_kwargs")`)
     constants: tuple[tuple[str, object], ...] = ()
+    # `torch.compiler.disable(fn)` / `(fn, recursive=False)`: "recursive" / "nonrecursive"
+    disabled: str = ""
 
 
 @dataclass(frozen=True)
