@@ -153,7 +153,9 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.add(name)
             arguments[name] = Const(Seq(length, display_kind(value)))
             continue
-        function = callables.value(value, module, caller, {}, {})
+        held = local_values.get(value.value) if isinstance(value, cst.Name) and local_values else None
+        function = callables.value(value, module, caller, {}, {}) or \
+            (callables.value(held, module, caller, {}, {}) if held is not None else None)
         if function is not None:  # `outer(f, x)`: calls of `fn` in the entry run `f`
             tensors.discard(name)
             bindings[name] = function
