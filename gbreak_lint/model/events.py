@@ -752,6 +752,8 @@ def _expr_children(node: cst.CSTNode):
             yield from _expr_children(child)
         elif isinstance(child, cst.Index):
             yield child.value
+        elif isinstance(child, cst.From):  # `yield from sub(t)`: the sub-generator runs here
+            yield child.item
 
 
 def _own_return_lines(body, line_of) -> list[int]:
