@@ -1029,6 +1029,23 @@ class CauseMatcher:
         is_optimizer = len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
         return func.attr.value if is_optimizer else None
 
+    def _foreign_context_object(self, item: cst.BaseExpression) -> str | None:
+        """A project context-manager object this trace did not create: a global, a parameter,
+        `self.<attr>` (built in `__init__`), or a local built before a break (the resume
+        function is given it). Measured 2.13: Dynamo cannot enter such an object ("Unsupported
+        context manager", GB0142) and the frame runs eagerly. Returns the class name."""
+        b = self.b
+        if not isinstance(item, (cst.Name, cst.Attribute)):
+            return None
+        cls = b.resolver.class_of(item)
+        if cls is None or self.env.project.method(cls, "__enter__") is None:
+            return None
+        if isinstance(item, cst.Name) and item.value in b.built:  # built here: foreign only past a break
+            return cls.name if any(ev.kind == EventKind.BREAK for ev in b.events[b.built_at[item.value]:]) else None
+        if isinstance(item, cst.Name) and item.value in b.rebound:
+            return None  # bound here some other way (`cm = make_cm()`): not known to be foreign
+        return cls.name
+
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""
         b = self.b
@@ -1038,10 +1055,12 @@ class CauseMatcher:
         made_by = self._global_made_by(item)
         if made_by in self.k.breaking_context_managers:  # `with _lock:`, `_lock = threading.Lock()`
             qual = made_by
-        if qual in self.k.breaking_context_managers:
+        foreign = self._foreign_context_object(item)
+        if qual in self.k.breaking_context_managers or foreign is not None:
             rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)
             if rule is not None:
-                b.emit_break(rule, item, gb_code=self.k.breaking_context_managers[qual], detail=qual)
+                code = self.k.breaking_context_managers.get(qual or "") or self.k.gb_codes["foreign_context_object"]
+                b.emit_break(rule, item, gb_code=code, detail=qual or foreign or "")
                 return None
         if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
             return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))

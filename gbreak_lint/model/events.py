@@ -73,6 +73,7 @@ class FrameBuilder:
         # locals bound to a constructor call here (`h = Holder(x)`): its tensor attributes are
         # read when a method is called on the name (most assignments never need them)
         self.built: dict[str, cst.Call] = {}
+        self.built_at: dict[str, int] = {}  # name -> how many events the frame had when it was built
         self._free_tensors: dict[str, bool] = {}
         self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
@@ -255,6 +256,7 @@ class FrameBuilder:
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             if isinstance(value, cst.Call):
                 self.built[target.value] = value
+                self.built_at[target.value] = len(self.events)
             else:
                 self.built.pop(target.value, None)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
