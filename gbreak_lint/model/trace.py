@@ -106,6 +106,7 @@ class Tracer:
         self.relaxations: dict[tuple[str, int], bool] = {}  # error_on_graph_break(False) -> used
         self.reached: set[str] = set()
         self.values_seen: dict[str, set] = {}  # code object -> Python values it was compiled for
+        self.dynamic_numbers: set[tuple] = set()  # (code object, values but numbers) recompiled as symbols
         self.strict_call = False  # the program runs the entry inside error_on_graph_break(True)
 
     # -- top-level frames ------------------------------------------------------------
@@ -136,6 +137,8 @@ class Tracer:
             elif values not in self.values_seen[key.qualname]:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 self.values_seen[key.qualname].add(values)
+                if self._numbers_dynamic(key.qualname, values):
+                    return
                 self._retrace(key, chain, entry, strict_entry)
             return
         self.compiled[key.qualname] = {key.instance}
@@ -153,6 +156,20 @@ class Tracer:
         self._trace(info, chain, entry, strict_entry)
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
             self._trace(info, chain, entry, strict_entry)
+
+    def _numbers_dynamic(self, qualname: str, values: tuple) -> bool:
+        """Automatic dynamic shapes (measured 2.13): a recompile because an int or float
+        argument changed compiles it as a symbol, which later values then reuse; `f(1)`,
+        `f(2)`, `f(3)` compile twice. True when the values differ from ones compiled before
+        only in numbers that are already dynamic."""
+        shape = _without_numbers(values)
+        seen = {_without_numbers(v) for v in self.values_seen[qualname] if v != values}
+        if shape not in seen:
+            return False
+        if (qualname, shape) in self.dynamic_numbers:
+            return True
+        self.dynamic_numbers.add((qualname, shape))
+        return False
 
     def _guarded_values(self, key: FrameKey) -> tuple:
         """The constants a frame was specialised on (arguments, `self` attributes, mode, the
@@ -267,10 +284,10 @@ class Tracer:
 
     def _compiled_state(self) -> tuple:
         return ({k: set(v) for k, v in self.compiled.items()}, {k: set(v) for k, v in self.values_seen.items()},
-                self.generalized)
+                self.generalized, set(self.dynamic_numbers))
 
     def _restore_compiled(self, state: tuple) -> None:
-        self.compiled, self.values_seen, self.generalized = state
+        self.compiled, self.values_seen, self.generalized, self.dynamic_numbers = state
 
     def _resumes(self, info: FrameInfo, resume: "_Resume | None", chain, entry, strict_entry) -> None:
         while resume is not None:
@@ -593,3 +610,10 @@ def _outer_block(ev: Event) -> tuple[str, int] | None:
     """The outermost try/with around an event: Dynamo's checkpoint must lie before it."""
     outer = next((c for c in ev.ctx if c.kind != BlockKind.LOOP), None)
     return (outer.kind, outer.line) if outer else None
+
+
+def _without_numbers(values: tuple) -> tuple:
+    """Guarded values with int and float arguments blanked (bools and the rest kept)."""
+    consts, *rest = values
+    return (tuple((name, "<number>") if isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
+                  else (name, c) for name, c in consts), *rest)
