@@ -122,7 +122,8 @@ class FrameBuilder:
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
-                         eager_only=self.key.traced_hook)
+                         eager_only=self.key.traced_hook,
+                         closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
 
     def _self_is_module(self) -> bool:
         cls = self.resolver.cls
@@ -616,6 +617,25 @@ class FrameBuilder:
             return False
         qual = project.qualify(value.func, self.module, scope)
         return qual is not None and self.scope.is_torch_function(qual)
+
+    def _closure_tensors(self, fn: FunctionInfo) -> bool:
+        """Does the function read a cell of an enclosing function that some assignment there
+        fills from a torch call (`c1, c2 = (torch.zeros(3),) * 2`)? Such a frame has a tensor
+        in it (convert_frame.has_tensor_in_frame looks at the cells too): Dynamo compiles it."""
+        if fn.parent_function is None:
+            return False
+        declared = declared_outer(fn.node.body)
+        free = (self._names_read(fn.node.body) | declared) - (self.own_variables() - declared)
+        scope = self.env.project.function(fn.parent_function)
+        while scope is not None and free:
+            for assign in find_all(scope.node.body, (cst.Assign, cst.AugAssign), skip=NESTED_SCOPES):
+                targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+                names = {n.value for t in targets for n in find_all(t, (cst.Name,))}
+                if names & free and any(self.scope.is_torch_function(self.env.project.qualify(c.func, self.module, scope))
+                                        for c in find_all(assign.value, (cst.Call,))):
+                    return True
+            scope = self.env.project.function(scope.parent_function) if scope.parent_function else None
+        return False
 
     def own_variables(self) -> frozenset[str]:
         """The frame's parameters and the names it binds (a comprehension reading one gets it

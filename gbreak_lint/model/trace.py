@@ -184,7 +184,7 @@ class Tracer:
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global
         (convert_frame.has_tensor_in_frame); others run eagerly without a trace."""
-        if key.tensor_params or info.uses_torch or key.instance:
+        if key.tensor_params or info.uses_torch or key.instance or info.closure_tensors:
             return True
         if any(isinstance(v, Const) and isinstance(v.value, Keywords) and v.value.tensors for _, v in key.arguments):
             return True  # `**kwargs` holding a tensor (a dict of tensors counts)

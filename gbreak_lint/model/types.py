@@ -113,6 +113,7 @@ class FrameInfo:
     unwrappable_iterator: bool = False
     returns_object: bool = False  # every return is an instance of a plain project class (a model output)
     returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
+    closure_tensors: bool = False  # reads a closure cell the enclosing function fills with a tensor
 
 
 @dataclass(frozen=True)
