@@ -624,10 +624,12 @@ class FrameBuilder:
         in it (convert_frame.has_tensor_in_frame looks at the cells too): Dynamo compiles it."""
         if fn.parent_function is None:
             return False
-        declared = declared_outer(fn.node.body)
-        free = (self._names_read(fn.node.body) | declared) - (self.own_variables() - declared)
+        cells = declared_outer(fn.node.body, (cst.Nonlocal,))
+        free = (self._names_read(fn.node.body) | cells) - (self.own_variables() - cells) \
+            - declared_outer(fn.node.body, (cst.Global,))
         scope = self.env.project.function(fn.parent_function)
         while scope is not None and free:
+            free = free - declared_outer(scope.node.body, (cst.Global,))  # globals are not cells
             for assign in find_all(scope.node.body, (cst.Assign, cst.AugAssign), skip=NESTED_SCOPES):
                 targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
                 names = {n.value for t in targets for n in find_all(t, (cst.Name,))}

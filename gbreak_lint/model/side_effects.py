@@ -49,7 +49,6 @@ def _owned(expr: cst.BaseExpression, local: frozenset[str]) -> bool:
     return isinstance(expr, cst.Name) and expr.value in local
 
 
-def declared_outer(body: cst.CSTNode) -> frozenset[str]:
-    """Names a function declares `global` or `nonlocal`."""
-    return frozenset(n.name.value for d in find_all(body, (cst.Global, cst.Nonlocal), skip=NESTED_SCOPES)
-                     for n in d.names)
+def declared_outer(body: cst.CSTNode, kinds: tuple[type, ...] = (cst.Global, cst.Nonlocal)) -> frozenset[str]:
+    """Names a function declares `global` or `nonlocal` (or only those of `kinds`)."""
+    return frozenset(n.name.value for d in find_all(body, kinds, skip=NESTED_SCOPES) for n in d.names)
