@@ -98,6 +98,7 @@ class CauseCheck(Vocab):
     REQUIRES_GRAD_FACTORY = "requires_grad_factory"  # `torch.ones(3, requires_grad=True)`
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
     HOOK_SIDE_EFFECT = "hook_side_effect"  # a tensor hook traced at registration writes outside itself
+    TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
 
 
 class Fate(Vocab):

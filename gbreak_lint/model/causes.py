@@ -18,7 +18,7 @@ from .frame_values import constant_display
 from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import PASSED_DATA_SCALAR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
+from .values import PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -82,6 +82,11 @@ class CauseMatcher:
         opaque = self._opaque_method(node)
         if opaque is not None and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
             b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=opaque)
+            return
+        generator_code = self._generator_use(node, qual)
+        if generator_code is not None and self.check_enabled(CauseCheck.TORCH_GENERATOR):
+            b.emit_break(self.rule_for_check(CauseCheck.TORCH_GENERATOR), node, gb_code=generator_code,
+                         detail=node.func.attr.value if isinstance(node.func, cst.Attribute) else qual or "")
             return
         method = self._optimizer_method(node)
         if method is not None and self.check_enabled(CauseCheck.OPTIMIZER_METHOD):
@@ -871,6 +876,9 @@ class CauseMatcher:
         if self.b.scope.is_data_scalar(value):
             arguments[name] = PASSED_DATA_SCALAR
             return
+        if self._holds_generator(value):
+            arguments[name] = PASSED_GENERATOR
+            return
         known = self.b.values.value(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN
 
@@ -1017,6 +1025,50 @@ class CauseMatcher:
         if not isinstance(value, cst.Call) or item.value in module.reassigned:
             return None
         return self.env.project.qualify(value.func, module)
+
+    def _generator_use(self, node: cst.Call, qual: str | None) -> str | None:
+        """The GB code of a torch.Generator use Dynamo cannot trace (knowledge:
+        generator_factories): making one, calling its methods, passing it as `generator=`."""
+        gen = self.k.generator_factories
+        if qual in gen:
+            return self.k.gb_codes["generator_created"]
+        if isinstance(node.func, cst.Attribute) and self._holds_generator(node.func.value):
+            return self.k.gb_codes["generator_method"]
+        if any(a.keyword is not None and a.keyword.value == "generator" and self._holds_generator(a.value)
+               for a in node.args):
+            return self.k.gb_codes["generator_argument"]
+        return None
+
+    def _holds_generator(self, expr: cst.BaseExpression) -> bool:
+        """A local, a never-rebound global or `self.<attr>` made by torch.Generator()."""
+        b, project = self.b, self.env.project
+        if b.resolver.qualify(expr) in self.k.generator_objects:  # `torch.default_generator`
+            return True
+        if isinstance(expr, cst.Name) and expr.value not in b.rebound \
+                and b.resolver.arguments.get(expr.value) == PASSED_GENERATOR:
+            return True
+        if isinstance(expr, cst.Name) and expr.value in b.built:
+            return self._makes_generator(b.built[expr.value], b.module, b.function)
+        if isinstance(expr, cst.Name) and expr.value not in b.own_variables():
+            enclosing = b.resolver.enclosing_value(expr.value)
+            if enclosing is not None:
+                return self._makes_generator(enclosing[1], b.module, enclosing[0])
+            value = b.module.values.get(expr.value)
+            return value is not None and expr.value not in b.module.reassigned \
+                and self._makes_generator(value, b.module, None)
+        cls = b.resolver.cls
+        if cls is not None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+                and expr.value.value == "self":
+            found = project.class_attribute(cls, expr.attr.value)
+            return found is not None and self._makes_generator(found[1], project.modules[found[0].module], None)
+        return False
+
+    def _makes_generator(self, value: cst.BaseExpression, module, scope) -> bool:
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in self.k.generator_returning_methods:
+            value = value.func.value  # `torch.Generator().manual_seed(0)` returns the generator
+        return isinstance(value, cst.Call) and \
+            self.env.project.qualify(value.func, module, scope) in self.k.generator_factories
 
     def _optimizer_method(self, node: cst.Call) -> str | None:
         """`opt.step()` / `opt.zero_grad()` on a torch.optim optimizer (knowledge:

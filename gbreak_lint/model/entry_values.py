@@ -20,7 +20,7 @@ from .instances import built_at_top
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape, literal, star_arguments
+from .values import PASSED_GENERATOR, PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape, literal, star_arguments
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -143,6 +143,11 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
+        made = local_values.get(value.value, value) if isinstance(value, cst.Name) and local_values else value
+        if isinstance(made, cst.Call) and project.qualify(made.func, module, caller) in knowledge.generator_factories:
+            tensors.discard(name)  # `opt(x, torch.Generator())`: an object Dynamo cannot trace
+            arguments[name] = PASSED_GENERATOR
+            continue
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
             tensors.discard(name)

@@ -133,6 +133,8 @@ PASSED_UNKNOWN = "<passed>"
 # Marker for a parameter the caller passes a number read out of a tensor (`.item()`): symbolic
 # when capture_scalar_outputs captures it, so a branch on it depends on data.
 PASSED_DATA_SCALAR = "<data scalar>"
+# Marker for a parameter the caller passes a torch.Generator (knowledge: generator_factories).
+PASSED_GENERATOR = "<torch.Generator>"
 
 COMPARE: dict[type, Callable[[Any, Any], Any]] = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
