@@ -18,7 +18,8 @@ from .frame_values import constant_display
 from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length, literal, star_arguments
+from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
+                     display_kind, display_length, literal, star_arguments)
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
