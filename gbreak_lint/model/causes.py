@@ -11,7 +11,7 @@ from ..index.symbols import FunctionInfo
 from ..index.entries import REORDERABLE
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
-from ..walk import children
+from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
 from .frame_values import constant_display
@@ -1119,7 +1119,19 @@ class CauseMatcher:
             return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))
         if qual in self.k.resumable_context_managers:
             return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
-        return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func))
+        return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func),
+                   catches=self._handles_exceptions(item))
+
+    def _handles_exceptions(self, item: cst.BaseExpression) -> bool:
+        """`with ctx():` on a generator context manager whose `yield` sits in a `try` with an
+        `except`: an exception raised in the block is thrown in there and may be handled."""
+        target = self.b.resolver.resolve(item.func) if isinstance(item, cst.Call) else None
+        if target is None or not target.function.is_generator:
+            return False
+        body = target.function.node.body
+        return self.env.node_memo("yield_in_try", target.function.node, lambda: any(
+            t.handlers and find_all(t.body, (cst.Yield,), skip=NESTED_SCOPES)
+            for t in find_all(body, (cst.Try,), skip=NESTED_SCOPES)))
 
 
 def _nonrecursive(call: cst.Call) -> bool:

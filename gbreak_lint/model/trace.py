@@ -584,7 +584,7 @@ def _caught(site_event: Event, path) -> bool:
     """An exception raised at the site meets a try of a frame on the way up (a handler may
     catch it; Dynamo traces exception handling inside the frames it inlines)."""
     return site_event.break_kind == BreakKind.EXCEPTION and any(
-        c.kind == BlockKind.TRY for _frame, point in path for c in point.ctx)
+        c.kind == BlockKind.TRY or c.catches for _frame, point in path for c in point.ctx)
 
 
 def _nests(call: Event) -> bool:

@@ -18,6 +18,7 @@ class Ctx:
     line: int
     label: str = ""  # e.g. the context manager's name
     strict: bool | None = None  # for BlockKind.STRICT: error_on_graph_break(True/False)
+    catches: bool = False  # a `with` whose context manager handles exceptions (a try around its yield)
 
 
 @dataclass(frozen=True)
