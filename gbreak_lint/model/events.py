@@ -69,6 +69,7 @@ class FrameBuilder:
         self.returns_elements: tuple[bool, ...] = ()
         self.returns_object: bool | None = None  # every return is an instance of a project class
         self.returns_data_scalar = False
+        self.decided_by: set[str] = set()  # names read by conditions decided while tracing
         self.objects: set[str] = set()  # locals holding such an instance
         # locals bound to a constructor call here (`h = Holder(x)`): its tensor attributes are
         # read when a method is called on the name (most assignments never need them)
@@ -122,7 +123,7 @@ class FrameBuilder:
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
-                         eager_only=self.key.traced_hook,
+                         eager_only=self.key.traced_hook, decided_by=frozenset(self.decided_by),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
 
     def _self_is_module(self) -> bool:
@@ -323,8 +324,12 @@ class FrameBuilder:
         return False
 
     def compile_time(self, expr: cst.BaseExpression) -> bool | None:
-        """The truth of a condition while Dynamo traces, when the values decide it."""
-        return self.values.truth(expr)
+        """The truth of a condition while Dynamo traces, when the values decide it (the names
+        it reads are then guarded: a number there stays specialised, see FrameInfo.decided_by)."""
+        truth = self.values.truth(expr)
+        if truth is not None:
+            self.decided_by.update(n.value for n in find_all(expr, (cst.Name,)))
+        return truth
 
     def _skipped_guard(self, node: cst.If) -> bool:
         """`if torch.isnan(loss).any(): print(...)` / `if self.config.debug: print(...)`: an if

@@ -137,7 +137,7 @@ class Tracer:
             elif values not in self.values_seen[key.qualname]:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 self.values_seen[key.qualname].add(values)
-                if self._numbers_dynamic(key.qualname, values):
+                if self._numbers_dynamic(key, values):
                     return
                 self._retrace(key, chain, entry, strict_entry)
             return
@@ -157,11 +157,16 @@ class Tracer:
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
             self._trace(info, chain, entry, strict_entry)
 
-    def _numbers_dynamic(self, qualname: str, values: tuple) -> bool:
+    def _numbers_dynamic(self, key: FrameKey, values: tuple) -> bool:
         """Automatic dynamic shapes (measured 2.13): a recompile because an int or float
         argument changed compiles it as a symbol, which later values then reuse; `f(1)`,
         `f(2)`, `f(3)` compile twice. True when the values differ from ones compiled before
-        only in numbers that are already dynamic."""
+        only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
+        in a recursion) is guarded by value: each value compiles."""
+        qualname = key.qualname
+        info = self.env.frame(key)
+        if info is None or any(name in info.decided_by for name, _ in key.arguments):
+            return False
         shape = _without_numbers(values)
         seen = {_without_numbers(v) for v in self.values_seen[qualname] if v != values}
         if shape not in seen:

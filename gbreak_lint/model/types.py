@@ -115,6 +115,7 @@ class FrameInfo:
     returns_object: bool = False  # every return is an instance of a plain project class (a model output)
     returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
     closure_tensors: bool = False  # reads a closure cell the enclosing function fills with a tensor
+    decided_by: frozenset[str] = frozenset()  # names read by `if` tests the Python values decided
 
 
 @dataclass(frozen=True)
