@@ -366,6 +366,6 @@ def enclosing_function(fn: FunctionInfo, module: ModuleIndex) -> FunctionInfo | 
     names are not visible from its methods)."""
     if fn.parent_function:
         return module.functions.get(fn.parent_function)
-    if fn.class_qualname:
+    if fn.class_qualname and fn.class_qualname.count(".") > module.name.count(".") + 1:  # a nested class
         return module.functions.get(fn.class_qualname.rsplit(".", 1)[0])
     return None

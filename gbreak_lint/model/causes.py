@@ -1033,6 +1033,9 @@ class CauseMatcher:
         gen = self.k.generator_factories
         if qual in gen:
             return self.k.gb_codes["generator_created"]
+        mentions = self.env.node_memo("mentions_generator", self.b.parsed, lambda: "enerator" in self.b.parsed.text)
+        if not mentions and PASSED_GENERATOR not in self.b.resolver.arguments.values():
+            return None  # nothing here names a generator: skip the lookups on every call
         if isinstance(node.func, cst.Attribute) and self._holds_generator(node.func.value):
             return self.k.gb_codes["generator_method"]
         if any(a.keyword is not None and a.keyword.value == "generator" and self._holds_generator(a.value)

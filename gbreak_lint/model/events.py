@@ -723,7 +723,10 @@ class FrameBuilder:
 
     def _returns_data_scalar(self, call: cst.Call) -> bool:
         """A project call returning a number read out of a tensor (`def big(v): return v > 2`
-        called with an `.item()` value)."""
+        called with an `.item()` value). Asked only with capture_scalar_outputs on (a branch on
+        such a number is a break only then; resolving every call in a condition costs)."""
+        if not self.env.flag(CAPTURED_SCALARS):
+            return False
         target = self.resolver.resolve(call.func)
         info = self.env.frame_if_built(self.causes.callee_key(target, call)) if target is not None else None
         return info is not None and info.returns_data_scalar
