@@ -42,7 +42,7 @@ class CauseMatcher:
         rule = self.env.checks.get(check)
         return rule is not None and not self.env.flag(rule.unless_config)
 
-    def _enabled(self, rule) -> bool:
+    def rule_enabled(self, rule) -> bool:
         return not self.env.flag(rule.unless_config)
 
     # -- calls -----------------------------------------------------------------------
@@ -194,14 +194,14 @@ class CauseMatcher:
         first_arg = node.args[0].value if node.args else None
         if qual is not None:
             for rule in env.calls.get(qual, ()):
-                if self._enabled(rule) and not env.flag(REORDERABLE + qual):
+                if self.rule_enabled(rule) and not env.flag(REORDERABLE + qual):
                     return rule
             for rule in env.tensor_arg_calls.get(qual, ()):
                 if first_arg is not None and (self.b.scope.is_tensor(first_arg) or self.b.scope.is_numpy(first_arg)) \
-                        and self._enabled(rule):
+                        and self.rule_enabled(rule):
                     return rule
             for rule in env.tensor_or_module_arg_calls.get(qual, ()):
-                if first_arg is not None and self._tensor_or_module(first_arg) and self._enabled(rule):
+                if first_arg is not None and self._tensor_or_module(first_arg) and self.rule_enabled(rule):
                     return rule
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
@@ -209,13 +209,13 @@ class CauseMatcher:
             for rule in env.tensor_methods.get(method, ()):
                 # a numpy array is traced as a tensor: its `.item()` reads data the same way
                 if (self.b.scope.is_tensor(receiver) or self.b.scope.is_numpy(receiver)
-                        or self._unknown_tensor_receiver(method, receiver)) and self._enabled(rule):
+                        or self._unknown_tensor_receiver(method, receiver)) and self.rule_enabled(rule):
                     return rule
             for rule in env.input_tensor_methods.get(method, ()):
-                if self.b.is_graph_input(receiver) and self._enabled(rule):
+                if self.b.is_graph_input(receiver) and self.rule_enabled(rule):
                     return rule
             for rule in env.logger_methods.get(method, ()):
-                if self.is_logger(receiver) and self._enabled(rule):
+                if self.is_logger(receiver) and self.rule_enabled(rule):
                     return rule
         return None
 
@@ -363,7 +363,7 @@ class CauseMatcher:
             # the trigger names tensor attributes (`.requires_grad`): a receiver nothing else
             # is known about (`h = values[:, None]` of a forwarded kwarg, a parameter) is a tensor
             tensor = self.b.scope.is_tensor(target.value) or self._unknown_receiver(target.value)
-            if tensor and self._enabled(rule):
+            if tensor and self.rule_enabled(rule):
                 self.b.emit_break(rule, target)
                 return
         cls = self.b.resolver.class_of(target.value)

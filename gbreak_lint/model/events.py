@@ -441,6 +441,18 @@ class FrameBuilder:
     def stmt_FunctionDef(self, node) -> None:
         for dec in node.decorators:
             self.expr(dec.decorator)
+            self._decorator_call(dec.decorator)
+
+    def _decorator_call(self, decorator: cst.BaseExpression) -> None:
+        """`@torch.compiler.disable` on a def inside compiled code calls the decorator there: a
+        decorator that is itself a function Dynamo skips breaks at its line (measured 2.13: GB0007)."""
+        if isinstance(decorator, cst.Call):
+            return  # `@deco(args)`: that call was classified with the expression
+        qual = self.resolver.qualify(decorator)
+        for rule in self.env.calls.get(qual or "", ()):
+            if self.causes.rule_enabled(rule):
+                self.emit_break(rule, decorator, detail=qual.rsplit(".", 1)[-1])
+                return
 
     def stmt_ClassDef(self, node) -> None:
         for expr in [d.decorator for d in node.decorators] + [arg.value for arg in node.bases]:
