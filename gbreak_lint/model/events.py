@@ -451,7 +451,7 @@ class FrameBuilder:
         qual = self.resolver.qualify(decorator)
         for rule in self.env.calls.get(qual or "", ()):
             if self.causes.rule_enabled(rule):
-                self.emit_break(rule, decorator, detail=qual.rsplit(".", 1)[-1])
+                self.emit_break(rule, decorator, detail=(qual or "").rsplit(".", 1)[-1])
                 return
 
     def stmt_ClassDef(self, node) -> None:
