@@ -366,6 +366,11 @@ def enclosing_function(fn: FunctionInfo, module: ModuleIndex) -> FunctionInfo | 
     names are not visible from its methods)."""
     if fn.parent_function:
         return module.functions.get(fn.parent_function)
-    if fn.class_qualname and fn.class_qualname.count(".") > module.name.count(".") + 1:  # a nested class
-        return module.functions.get(fn.class_qualname.rsplit(".", 1)[0])
-    return None
+    return class_scope(fn.class_qualname, module) if fn.class_qualname else None
+
+
+def class_scope(class_qualname: str, module: ModuleIndex) -> FunctionInfo | None:
+    """The function a class is defined in (a test's local module class), or None."""
+    if class_qualname.count(".") <= module.name.count(".") + 1:
+        return None  # a module-level class
+    return module.functions.get(class_qualname.rsplit(".", 1)[0])

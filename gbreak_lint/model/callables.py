@@ -205,7 +205,7 @@ class Callables:
                       for a in args if a.keyword is None]
         qual = self.project.qualify(call.func, module, function)
         if qual in self.k.disable_decorators and positional and positional[0] is not None:
-            return replace(positional[0], disabled="nonrecursive" if _recursive_false(call) else "recursive")
+            return replace(positional[0], disabled="nonrecursive" if nonrecursive(call) else "recursive")
         if qual == PARTIAL and positional and positional[0] is not None:
             target = positional[0]
             return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)
@@ -339,7 +339,7 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
     return None
 
 
-def _recursive_false(call: cst.Call) -> bool:
+def nonrecursive(call: cst.Call) -> bool:
     """`torch.compiler.disable(fn, recursive=False)`."""
     return any(a.keyword is not None and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
                and a.value.value == "False" for a in call.args)

@@ -14,12 +14,13 @@ from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
+from .callables import nonrecursive
 from .frame_values import constant_display
 from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
-                     display_kind, display_length, literal, star_arguments)
+                     display_kind, display_length, literal, makes_generator, star_arguments)
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -328,14 +329,20 @@ class CauseMatcher:
     def _self_attribute_made_by(self, expr: cst.BaseExpression) -> str | None:
         """The factory of the object `self.<attr>` holds, from the class's `__init__`
         (`self.context_var = ContextVar(name)`)."""
+        held = self._self_attribute_value(expr)
+        if held is None or not isinstance(held[0], cst.Call):
+            return None
+        value, module, scope = held
+        return self.env.project.qualify(value.func, module, scope)
+
+    def _self_attribute_value(self, expr: cst.BaseExpression):
+        """(value, module, scope) the class assigns to `self.<attr>`, or None."""
         cls = self.b.resolver.cls
         if cls is None or not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                                and expr.value.value == "self"):
             return None
         found = self.env.project.class_attribute(cls, expr.attr.value)
-        if found is None or not isinstance(found[1], cst.Call):
-            return None
-        return self.env.project.qualify(found[1].func, self.env.project.modules[found[0].module])
+        return (found[1], self.env.project.modules[found[0].module], None) if found is not None else None
 
     def is_logger(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(expr, cst.Call):
@@ -937,7 +944,7 @@ class CauseMatcher:
                 self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
             return False
         wrapped = value.args[0].value
-        how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if _nonrecursive(value) else "recursive")
+        how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if nonrecursive(value) else "recursive")
         self._emit_disabled(node, how, cst.Module([]).code_for_node(node.func))
         return True
 
@@ -961,7 +968,7 @@ class CauseMatcher:
             call = expr if isinstance(expr, cst.Call) else None
             qual = self.env.project.qualify(call.func if call else expr, module)
             if qual in self.k.disable_decorators:
-                return "nonrecursive" if call and _nonrecursive(call) else "recursive"
+                return "nonrecursive" if call and nonrecursive(call) else "recursive"
         return None
 
     def strict_decorator(self, fn: FunctionInfo) -> bool | None:
@@ -1015,17 +1022,24 @@ class CauseMatcher:
         """The factory of the object a module-level name holds, when the name is never
         rebound (`_lock = threading.Lock()`), or the enclosing function's name (a test's
         `opt = torch.optim.SGD(...)` read by the function it compiles)."""
+        held = self._global_value(item)
+        if held is None or not isinstance(held[0], cst.Call):
+            return None
+        value, module, scope = held
+        return self.env.project.qualify(value.func, module, scope)
+
+    def _global_value(self, item: cst.BaseExpression):
+        """(value, module, scope) a free name holds: the enclosing function's single assignment,
+        or a never-rebound module-level one; None for locals and other names."""
         if not isinstance(item, cst.Name) or item.value in self.b.own_variables():
             return None  # a local of the same name
         module = self.b.module
         enclosing = self.b.resolver.enclosing_value(item.value)
         if enclosing is not None:
             scope, value = enclosing
-            return self.env.project.qualify(value.func, module, scope) if isinstance(value, cst.Call) else None
+            return value, module, scope
         value = module.values.get(item.value)
-        if not isinstance(value, cst.Call) or item.value in module.reassigned:
-            return None
-        return self.env.project.qualify(value.func, module)
+        return (value, module, None) if value is not None and item.value not in module.reassigned else None
 
     def _generator_use(self, node: cst.Call, qual: str | None) -> str | None:
         """The GB code of a torch.Generator use Dynamo cannot trace (knowledge:
@@ -1044,35 +1058,19 @@ class CauseMatcher:
         return None
 
     def _holds_generator(self, expr: cst.BaseExpression) -> bool:
-        """A local, a never-rebound global or `self.<attr>` made by torch.Generator()."""
-        b, project = self.b, self.env.project
+        """A parameter given one, a local, a free name or `self.<attr>` made by torch.Generator()."""
+        b = self.b
         if b.resolver.qualify(expr) in self.k.generator_objects:  # `torch.default_generator`
             return True
         if isinstance(expr, cst.Name) and expr.value not in b.rebound \
                 and b.resolver.arguments.get(expr.value) == PASSED_GENERATOR:
             return True
         if isinstance(expr, cst.Name) and expr.value in b.built:
-            return self._makes_generator(b.built[expr.value], b.module, b.function)
-        if isinstance(expr, cst.Name) and expr.value not in b.own_variables():
-            enclosing = b.resolver.enclosing_value(expr.value)
-            if enclosing is not None:
-                return self._makes_generator(enclosing[1], b.module, enclosing[0])
-            value = b.module.values.get(expr.value)
-            return value is not None and expr.value not in b.module.reassigned \
-                and self._makes_generator(value, b.module, None)
-        cls = b.resolver.cls
-        if cls is not None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
-                and expr.value.value == "self":
-            found = project.class_attribute(cls, expr.attr.value)
-            return found is not None and self._makes_generator(found[1], project.modules[found[0].module], None)
-        return False
-
-    def _makes_generator(self, value: cst.BaseExpression, module, scope) -> bool:
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value in self.k.generator_returning_methods:
-            value = value.func.value  # `torch.Generator().manual_seed(0)` returns the generator
-        return isinstance(value, cst.Call) and \
-            self.env.project.qualify(value.func, module, scope) in self.k.generator_factories
+            held = (b.built[expr.value], b.module, b.function)
+        else:
+            held = self._global_value(expr) or self._self_attribute_value(expr)
+        return held is not None and makes_generator(held[0], self.k,
+                                                    lambda f: self.env.project.qualify(f, held[1], held[2]))
 
     def _optimizer_method(self, node: cst.Call) -> str | None:
         """`opt.step()` / `opt.zero_grad()` on a torch.optim optimizer (knowledge:
@@ -1135,12 +1133,6 @@ class CauseMatcher:
         return self.env.node_memo("yield_in_try", target.function.node, lambda: any(
             t.handlers and find_all(t.body, (cst.Yield,), skip=NESTED_SCOPES)
             for t in find_all(body, (cst.Try,), skip=NESTED_SCOPES)))
-
-
-def _nonrecursive(call: cst.Call) -> bool:
-    """`torch.compiler.disable(..., recursive=False)`."""
-    return any(a.keyword and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
-               and a.value.value == "False" for a in call.args)
 
 
 def _bool_arg(call: cst.Call) -> bool:

@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..index.project import ProjectIndex
 from ..walk import find_all
+from .values import literal
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def custom_ops(project: ProjectIndex, knowledge) -> CustomOps:
                     if name is not None:
                         ops[fn.qualname] = name
     by_name = {qualname.rsplit(".", 1)[-1]: op for qualname, op in ops.items()}
-    return CustomOps(ops, frozenset(_faked(project, knowledge, by_name))) if ops else CustomOps({}, frozenset())
+    return CustomOps(ops, frozenset(_faked(project, knowledge, by_name) if ops else ()))
 
 
 def _faked(project: ProjectIndex, knowledge, by_name: Mapping[str, str]) -> set[str]:
@@ -66,6 +67,5 @@ def _faked(project: ProjectIndex, knowledge, by_name: Mapping[str, str]) -> set[
 
 
 def _string_argument(call: cst.Call) -> str | None:
-    first = call.args[0].value if call.args else None
-    return first.evaluated_value if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str) \
-        else None
+    found = literal(call.args[0].value) if call.args else None
+    return found.value if found is not None and isinstance(found.value, str) else None

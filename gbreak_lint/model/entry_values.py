@@ -20,7 +20,8 @@ from .instances import built_at_top
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import PASSED_GENERATOR, PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape, literal, star_arguments
+from .values import (PASSED_GENERATOR, PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape,
+                     literal, makes_generator, star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -143,8 +144,9 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
-        made = local_values.get(value.value, value) if isinstance(value, cst.Name) and local_values else value
-        if isinstance(made, cst.Call) and project.qualify(made.func, module, caller) in knowledge.generator_factories:
+        held = local_values.get(value.value) if isinstance(value, cst.Name) and local_values else None
+        if makes_generator(held if held is not None else value, knowledge,
+                           lambda f: project.qualify(f, module, caller)):
             tensors.discard(name)  # `opt(x, torch.Generator())`: an object Dynamo cannot trace
             arguments[name] = PASSED_GENERATOR
             continue
@@ -158,7 +160,6 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.add(name)
             arguments[name] = Const(Seq(length, display_kind(value)))
             continue
-        held = local_values.get(value.value) if isinstance(value, cst.Name) and local_values else None
         function = callables.value(value, module, caller, {}, {}) or \
             (callables.value(held, module, caller, {}, {}) if held is not None else None)
         if function is not None:  # `outer(f, x)`: calls of `fn` in the entry run `f`

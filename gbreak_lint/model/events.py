@@ -655,14 +655,10 @@ class FrameBuilder:
             for assign in find_all(scope.node.body, (cst.Assign, cst.AugAssign), skip=NESTED_SCOPES):
                 targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
                 names = {n.value for t in targets for n in find_all(t, (cst.Name,))}
-                if names & free and any(self._torch_call(c, scope) for c in find_all(assign.value, (cst.Call,))):
+                if names & free and any(self._makes_tensor(c, scope) for c in find_all(assign.value, (cst.Call,))):
                     return True
             scope = self.env.project.function(scope.parent_function) if scope.parent_function else None
         return False
-
-    def _torch_call(self, call: cst.Call, scope: FunctionInfo) -> bool:
-        qual = self.env.project.qualify(call.func, self.module, scope)
-        return qual is not None and self.scope.is_torch_function(qual)
 
     def own_variables(self) -> frozenset[str]:
         """The frame's parameters and the names it binds (a comprehension reading one gets it

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..walk import find_all
 
-from ..index.project import ProjectIndex
+from ..index.project import ProjectIndex, class_scope
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .callables import Callables
@@ -154,7 +154,7 @@ class CallResolver:
         """The class an attribute's value builds, named as the holder's methods see names (a
         class defined in a test function sees that function's other local classes)."""
         module = self.project.modules[holder.module]
-        return self.project.created_class(value, module, module.functions.get(holder.qualname.rsplit(".", 1)[0]))
+        return self.project.created_class(value, module, class_scope(holder.qualname, module))
 
     def _keyed_class(self, expr: cst.Subscript) -> ClassInfo | None:
         """`self.blocks["main"]` on `nn.ModuleDict({"main": Sub()})` (or a dict literal)."""

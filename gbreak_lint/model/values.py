@@ -136,6 +136,15 @@ PASSED_DATA_SCALAR = "<data scalar>"
 # Marker for a parameter the caller passes a torch.Generator (knowledge: generator_factories).
 PASSED_GENERATOR = "<torch.Generator>"
 
+
+def makes_generator(value: cst.BaseExpression, knowledge, qualify) -> bool:
+    """Does the expression make a torch.Generator (`torch.Generator().manual_seed(0)` returns
+    it too)? `qualify`: the qualified name of a callee, as the expression's scope sees it."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in knowledge.generator_returning_methods:
+        value = value.func.value
+    return isinstance(value, cst.Call) and qualify(value.func) in knowledge.generator_factories
+
 COMPARE: dict[type, Callable[[Any, Any], Any]] = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
            cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: operator.contains(b, a),
