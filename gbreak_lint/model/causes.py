@@ -329,7 +329,10 @@ class CauseMatcher:
     def _self_attribute_made_by(self, expr: cst.BaseExpression) -> str | None:
         """The factory of the object `self.<attr>` holds, from the class's `__init__`
         (`self.context_var = ContextVar(name)`)."""
-        held = self._self_attribute_value(expr)
+        return self._factory(self._self_attribute_value(expr))
+
+    def _factory(self, held) -> str | None:
+        """The qualified callee that made a (value, module, scope) a name holds, or None."""
         if held is None or not isinstance(held[0], cst.Call):
             return None
         value, module, scope = held
@@ -1022,11 +1025,7 @@ class CauseMatcher:
         """The factory of the object a module-level name holds, when the name is never
         rebound (`_lock = threading.Lock()`), or the enclosing function's name (a test's
         `opt = torch.optim.SGD(...)` read by the function it compiles)."""
-        held = self._global_value(item)
-        if held is None or not isinstance(held[0], cst.Call):
-            return None
-        value, module, scope = held
-        return self.env.project.qualify(value.func, module, scope)
+        return self._factory(self._global_value(item))
 
     def _global_value(self, item: cst.BaseExpression):
         """(value, module, scope) a free name holds: the enclosing function's single assignment,
