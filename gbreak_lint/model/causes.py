@@ -15,7 +15,7 @@ from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
 from .callables import nonrecursive
-from .frame_values import constant_display
+from .frame_values import constant_display, free_names
 from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
@@ -666,6 +666,7 @@ class CauseMatcher:
                                         self.b.values.value))
         if any(items[max(0, len(positional) - len(given)):]):
             tensors.update(p.name for p in params if p.kind == "star")
+        tensors.update(self._cells_holding_tensors(target.function))
         shapes = self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
@@ -674,6 +675,14 @@ class CauseMatcher:
                         attributes=self._callee_attributes(target, node),
                         shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)),
                         tensor_attributes=self._callee_tensor_attributes(target, node))
+
+    def _cells_holding_tensors(self, callee: FunctionInfo) -> frozenset[str]:
+        """A function defined in the calling one reads the caller's variables as cells: those
+        holding tensors at the call are tensors in the callee too (`y = x + 1; def g(): y * 2`)."""
+        if callee.parent_function != self.b.function.qualname:
+            return frozenset()
+        return self.b.env.node_memo("free_names", callee.node, lambda: free_names(callee.node)) \
+            & frozenset(self.b.scope.tensors)
 
     def _callee_tensor_attributes(self, target: CallTarget, node: cst.Call) -> frozenset[str]:
         """`recv.method(...)` on an object built from tensors: its `self`'s tensor attributes

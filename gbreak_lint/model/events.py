@@ -11,7 +11,7 @@ from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
-from .frame_values import FrameValues, assigned_names
+from .frame_values import FrameValues, assigned_names, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .side_effects import declared_outer, outer_write
@@ -229,6 +229,8 @@ class FrameBuilder:
             self.expr(node.value)
         elif isinstance(node, cst.Raise):
             self.raise_(node)
+        elif isinstance(node, cst.Del):
+            self.delete(node)
         elif isinstance(node, cst.Return) and node.value is not None:
             self.expr(node.value)
             self.returns_tensor |= self.scope.is_tensor(node.value)
@@ -277,6 +279,19 @@ class FrameBuilder:
                 self.opaque_objects.add(target.value)
             else:
                 self.opaque_objects.discard(target.value)
+
+    def delete(self, node: cst.Del) -> None:
+        """`del name` of a global or a cell is DELETE_GLOBAL / DELETE_DEREF, which Dynamo has no
+        handler for (measured 2.13: GB0082, the frame is skipped)."""
+        rule = self.causes.rule_for_check(CauseCheck.DELETED_CELL)
+        if rule is None or not self.causes.check_enabled(CauseCheck.DELETED_CELL):
+            return
+        body = self.function.node.body
+        cells = declared_outer(body) | (self.own_variables() & names_inner_scopes_read(body))
+        for name in target_names(node.target):
+            if name in cells:
+                self.emit_break(rule, node, detail=name)
+                return
 
     def raise_(self, node: cst.Raise) -> None:
         """A `raise` every trace reaches: the exception leaves the frame unless a try around it

@@ -484,6 +484,34 @@ def assigned_names(node: cst.CSTNode) -> set[str]:
     return set(binding_counts(node))
 
 
+_INNER_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def names_inner_scopes_read(node: cst.CSTNode) -> frozenset[str]:
+    """Names the functions, lambdas and comprehensions nested in `node` read but do not bind
+    themselves: the enclosing function's variables among them are cells (DELETE_DEREF)."""
+    return frozenset(name for scope in find_all(node, _INNER_SCOPES) for name in free_names(scope))
+
+
+def free_names(scope: cst.CSTNode) -> frozenset[str]:
+    """Names a function, lambda or comprehension (or the scopes nested in it) reads and does
+    not bind itself: its globals, builtins and closure cells."""
+    if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+        own = {p.name.value for p in _all_params(scope.params)}
+        if isinstance(scope, cst.FunctionDef):
+            own |= assigned_names(scope.body)
+        body: cst.CSTNode = scope.body
+    else:
+        own = {name for f in find_all(scope, (cst.CompFor,)) for name in target_names(f.target)}
+        body = scope
+    return frozenset(n.value for n in find_all(body, (cst.Name,))) - own
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [*params.posonly_params, *params.params, *params.kwonly_params, *stars]
+
+
 def binding_counts(node: cst.CSTNode) -> dict[str, int]:
     """How many statements or expressions of a block bind each name (not in nested definitions)."""
     counts: dict[str, int] = {}

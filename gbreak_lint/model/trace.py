@@ -46,6 +46,9 @@ class SiteRecord:
     condition: str = ""  # "" once any trace reaches it unconditionally
     conditional_hits: int = 0  # traces of it in runs where an unknown condition holds
     in_split_run: bool = False  # first reached in such a run (its condition assumes that one's)
+    # a compile raised here and cached nothing: the next compile of the frame reuses its compile
+    # id, so the break it meets then is the same hit
+    retry_pending: bool = False
 
     @property
     def hits(self) -> int:
@@ -113,10 +116,14 @@ class Tracer:
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
         """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""
         self.strict_call = strict_call
+        errors = len(self.strict_errors)
         try:
             self.compile_frame(key, (), entry, strict_entry=fullgraph, compiled_function=True)
         finally:
             self.strict_call = False
+        if len(self.strict_errors) > errors:  # the compile raised: Dynamo cached nothing for it
+            self.compiled.pop(key.qualname, None)
+            self.values_seen.pop(key.qualname, None)
 
     def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
                       strict_entry: bool = False, compiled_function: bool = False) -> None:
@@ -357,8 +364,11 @@ class Tracer:
         known = self.sites.get((site_frame.path, site_event.span.line, site_event.gb_code or site_event.rule))
         again = hard and known is not None and HARD_ERROR in known.outcomes
         hits = 0 if again else 1 if hard or level else site_event.hits
+        if not hard and known is not None and known.retry_pending:
+            hits, known.retry_pending = max(0, hits - 1), False
         site = self._hit(site_frame, site_event, site_chain, entry, hits=hits)
         if hard:
+            site.retry_pending = True
             site.outcomes.add(HARD_ERROR)
             reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
@@ -478,6 +488,8 @@ class Tracer:
             return Fate.UNRESUMABLE, Ctx(BlockKind.UNINITIALIZED, ev.line), _outer_block(ev)
         if site_event.break_kind == BreakKind.UNRESUMABLE and ev is site_event:
             return Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), _outer_block(ev)
+        if site_event.break_kind == BreakKind.NO_HANDLER and ev is site_event:
+            return Fate.UNRESUMABLE, Ctx(BlockKind.NO_HANDLER, ev.line, site_event.detail), _outer_block(ev)
         for _frame, point in frames:
             if any(c.kind == BlockKind.LOOP for c in point.ctx) and not point.loop_escapes:
                 return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None
