@@ -11,7 +11,7 @@ from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
-from .frame_values import FrameValues, assigned_names, names_inner_scopes_read
+from .frame_values import FrameValues, assigned_names, constant_display, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .side_effects import declared_outer, outer_write
@@ -212,6 +212,7 @@ class FrameBuilder:
     def small(self, node: cst.BaseSmallStatement) -> None:
         if self.key.traced_hook and self._writes_outside(node):
             self.emit_break(self.causes.rule_for_check(CauseCheck.HOOK_SIDE_EFFECT), node)
+        self._raises_on_known_values(node)
         if isinstance(node, cst.Assign):
             self.expr(node.value)
             for target in node.targets:
@@ -298,12 +299,27 @@ class FrameBuilder:
         (here or in a caller Dynamo inlines this frame into) catches it (model.trace)."""
         if node.exc is not None:
             self.expr(node.exc)
-        if self.uncertain or self.may_have_left or node.exc is None \
-                or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
+        if node.exc is None:
             return
         exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
-        name = (self.resolver.qualify(exc) or "").removeprefix("builtins.")
-        self.emit_break(self.causes.rule_for_check(CauseCheck.UNCAUGHT_RAISE), node, detail=name)
+        self._raises(node, (self.resolver.qualify(exc) or "").removeprefix("builtins."))
+
+    def _raises_on_known_values(self, node: cst.BaseSmallStatement) -> None:
+        """A statement Python raises in on the values known here (`a, b = (1, 2, 3)`,
+        `xs.index("absent")`): Dynamo traces the same values and raises as well."""
+        evaluator = self.values.evaluator
+        if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)) or node.value is None:
+            return
+        found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr))
+        if found is None and isinstance(node, cst.Assign):
+            found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
+        if found is not None:
+            self._raises(node, found)
+
+    def _raises(self, node: cst.CSTNode, exception: str) -> None:
+        if self.uncertain or self.may_have_left or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
+            return
+        self.emit_break(self.causes.rule_for_check(CauseCheck.UNCAUGHT_RAISE), node, detail=exception)
 
     def stmt_If(self, node: cst.If) -> bool:
         self.expr(node.test)

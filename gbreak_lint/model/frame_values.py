@@ -472,10 +472,28 @@ def _name_stores(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
     return found
 
 
+# the methods that change a list, set or dict in place (Python's, not Dynamo's)
+_IN_PLACE_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                               "update", "setdefault", "add", "discard", "popitem"})
+
+
 def _mutated(node: cst.CSTNode, name: str) -> bool:
-    """`name.append(...)`, `name[i] = ...`: the display it was bound to no longer tells."""
-    return any(isinstance(n.value, cst.Name) and n.value.value == name
-               for n in find_all(node, (cst.Attribute, cst.Subscript)))
+    """`name.append(...)`, `name[i] = ...`, `del name[i]`: the display it was bound to no
+    longer tells (`name.index(v)`, `name[i]` read, leave it as it was)."""
+    def is_name(expr) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == name
+    for n in find_all(node, (cst.Attribute, cst.AssignTarget, cst.AugAssign, cst.Del)):
+        if isinstance(n, cst.Attribute):
+            if is_name(n.value) and n.attr.value in _IN_PLACE_METHODS:
+                return True
+            continue
+        target = n.target
+        if isinstance(target, cst.Name) and isinstance(n, cst.AugAssign) and is_name(target):
+            return True  # `xs += [...]` extends the list in place
+        if any(isinstance(t, cst.Subscript) and is_name(t.value)
+               for t in find_all(target, (cst.Subscript,))):
+            return True
+    return False
 
 
 def assigned_names(node: cst.CSTNode) -> set[str]:

@@ -20,6 +20,11 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from ..walk import find_all
+
+# expressions that run in a frame of their own: what raises there raises in that frame
+_OWN_FRAMES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
 MAX_DEPTH = 8  # nested evaluation (attribute chains, helpers returning constants)
 
 
@@ -219,6 +224,63 @@ class ValueEvaluator:
             return bool(found.value)
         except Exception:  # noqa: BLE001
             return None
+
+    def raised_by(self, expr: cst.BaseExpression, display: Callable = lambda e: None) -> str | None:
+        """The exception evaluating `expr` raises on the values known here (`xs.index(v)` of a
+        value not in a known list, an index past a known tuple's end, a division by zero), or
+        None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
+        the constants a list expression is known to hold (a list never changed in place)."""
+        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call), skip=_OWN_FRAMES):
+            if isinstance(node, cst.Subscript):
+                found = self._item_raises(node)
+            elif isinstance(node, cst.BinaryOperation):
+                found = self._division_raises(node)
+            else:
+                found = self._lookup_raises(node, display)
+            if found is not None:
+                return found
+        return None
+
+    def unpack_raises(self, target: cst.BaseExpression, value: cst.BaseExpression) -> str | None:
+        """`a, b = (1, 2, 3)`: a known number of values unpacked into another number of names."""
+        if not isinstance(target, (cst.Tuple, cst.List)) \
+                or any(isinstance(el, cst.StarredElement) for el in target.elements):
+            return None
+        known = self.value(value)
+        size = len(known.value) if known is not None and isinstance(known.value, (tuple, Seq)) \
+            else display_length(value)
+        return "ValueError" if size is not None and size != len(target.elements) else None
+
+    def _item_raises(self, node: cst.Subscript) -> str | None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        base, index = self.value(node.value), self.value(node.slice[0].slice.value)
+        if base is None or index is None or type(index.value) is not int \
+                or not isinstance(base.value, (tuple, str)):
+            return None
+        return "IndexError" if not -len(base.value) <= index.value < len(base.value) else None
+
+    def _division_raises(self, node: cst.BinaryOperation) -> str | None:
+        if not isinstance(node.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)) or self.is_tensor(node):
+            return None
+        left, right = self.value(node.left), self.value(node.right)
+        numbers = (int, float)
+        if left is None or right is None or type(left.value) not in numbers or type(right.value) not in numbers:
+            return None
+        return "ZeroDivisionError" if right.value == 0 else None
+
+    def _lookup_raises(self, node: cst.Call, display: Callable) -> str | None:
+        func, args = node.func, node.args
+        if not isinstance(func, cst.Attribute) or func.attr.value != "index" or len(args) != 1 \
+                or args[0].keyword is not None or args[0].star:
+            return None
+        known, item = self.value(func.value), self.value(args[0].value)
+        held = known.value if known is not None and isinstance(known.value, (tuple, str)) else display(func.value)
+        if held is None or item is None or not isinstance(held, (tuple, str)):
+            return None
+        if isinstance(held, str) and not isinstance(item.value, str):
+            return None
+        return "ValueError" if item.value not in held else None
 
     # -- expression kinds ---------------------------------------------------------------
     def _Name(self, expr: cst.Name, depth: int) -> Const | None:
