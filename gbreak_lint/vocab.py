@@ -44,7 +44,7 @@ class BlockKind(Vocab):
     EXCEPTION = "exception"  # an exception raised while tracing leaves the frame uncaught
     ITERATOR = "iterator"  # a comprehension run from eager code: its real iterator cannot be wrapped
     UNINITIALIZED = "uninitialized"  # a module constructor compiled alone meets `self` not yet initialized
-    NO_HANDLER = "no_handler"  # an instruction Dynamo has no handler for (`del` of a global or a cell)
+    INSTRUCTION = "instruction"  # a break at an instruction Dynamo cannot resume after (not a call)
 
 
 class BreakKind(Vocab):
@@ -58,8 +58,9 @@ class BreakKind(Vocab):
     # only when the frame is compiled on its own, not inlined into a caller (then unresumable):
     # `super().__init__()` of a module whose constructor Dynamo compiles as a frame
     OWN_FRAME = "own_frame"
-    # an instruction Dynamo has no handler for: nothing to resume after, at the frame it is in
-    NO_HANDLER = "no_handler"
+    # a break at an instruction Dynamo cannot resume after (only calls and jumps are resume
+    # points): `del` of a global or a cell (no handler), GET_ITER of an object it cannot wrap
+    INSTRUCTION = "instruction"
     NONE = "none"  # not a break cause
 
 
@@ -102,6 +103,7 @@ class CauseCheck(Vocab):
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
     HOOK_SIDE_EFFECT = "hook_side_effect"  # a tensor hook traced at registration writes outside itself
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
+    PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler
 
 

@@ -1,6 +1,6 @@
 """GBL102-111: unresumable breaks (try, with, skip_frame, generators, attribute access, a new
 object's method, an exception leaving the frame, a comprehension or a module constructor
-compiled alone, an instruction with no handler) -> skip or partial."""
+compiled alone, an instruction Dynamo cannot resume after) -> skip or partial."""
 from __future__ import annotations
 
 from ..diagnostics import FrameRef
@@ -12,7 +12,7 @@ from .common import diagnostic, render, short
 RULE_FOR_REASON = {BlockKind.TRY: "GBL102", BlockKind.WITH: "GBL103", BlockKind.CONTEXT_MANAGER: "GBL103",
                    BlockKind.SKIP_FRAME: "GBL104", BlockKind.GENERATOR: "GBL105", BlockKind.ATTRIBUTE: "GBL106",
                    BlockKind.NEW_OBJECT: "GBL107", BlockKind.EXCEPTION: "GBL108", BlockKind.ITERATOR: "GBL109",
-                   BlockKind.UNINITIALIZED: "GBL110", BlockKind.NO_HANDLER: "GBL111"}
+                   BlockKind.UNINITIALIZED: "GBL110", BlockKind.INSTRUCTION: "GBL111"}
 
 
 @CHECKS.register("GBL102", "GBL103", "GBL104", "GBL105", "GBL106", "GBL107", "GBL108", "GBL109", "GBL110", "GBL111")
@@ -22,7 +22,13 @@ def run(rule, prediction: Prediction):
             continue
         yield diagnostic(rule, frame.site, _message(rule.message, frame), kind=_kind(frame),
                          span=frame.break_span, path=frame.path, function=frame.qualname,
-                         frame=FrameRef(frame.path, frame.name, frame.def_line), gb_code=rule.gb_code)
+                         frame=FrameRef(frame.path, frame.name, frame.def_line), gb_code=_gb_code(rule, frame))
+
+
+def _gb_code(rule, frame: Frame) -> str | None:
+    """The code of the break that stopped the frame, when the rule lists it (GBL111 covers
+    several instructions)."""
+    return frame.site.gb_code if frame.site.gb_code in rule.gb_codes else rule.gb_code
 
 
 def _kind(frame: Frame) -> str:

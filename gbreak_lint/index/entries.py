@@ -291,13 +291,20 @@ class _EntryFinder(cst.CSTVisitor):
         if self._parameter(value) and self.function is not None:
             self.compiled_parameters.append((self.function, value.value, node, fullgraph, how))
             return
-        target = self.project.lookup(self.qualify(value))
+        target = self.project.lookup(self.qualify(value)) or self._made_by_factory(value)
         if isinstance(target, FunctionInfo):
             self.add(target, node, fullgraph, f"{how}(fn)")
         elif isinstance(target, ClassInfo):  # torch.compile(SomeModule) compiles the class call
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+
+    def _made_by_factory(self, value) -> FunctionInfo | None:
+        """`torch.compile(make_step())`, or `fn = make_step()` then `torch.compile(fn)`: the
+        closure the factory returns."""
+        if isinstance(value, cst.Name):
+            value = self.value_of(value.value)
+        return self.project.created_function(value, self.module, self.function) if value is not None else None
 
     def _parameter(self, value) -> TypeGuard[cst.Name]:
         fn = self.function

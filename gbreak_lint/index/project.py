@@ -278,6 +278,23 @@ class ProjectIndex:
                     return cls
         return None
 
+    def created_function(self, value: cst.BaseExpression, module: ModuleIndex,
+                         function: FunctionInfo | None = None, depth: int = 0) -> FunctionInfo | None:
+        """The project function a factory call returns: `make_step()` whose body defines
+        `def step(x): ...` and returns `step` (a closure compiled later)."""
+        if not isinstance(value, cst.Call) or depth > 4:
+            return None
+        factory = self.lookup(self.qualify(value.func, module, function))
+        if not isinstance(factory, FunctionInfo):
+            return None
+        home = self.modules[factory.module]
+        for returned in _returned_values(factory.node):
+            found = self.lookup(self.qualify(returned, home, factory)) if not isinstance(returned, cst.Call) \
+                else self.created_function(returned, home, factory, depth + 1)
+            if isinstance(found, FunctionInfo) and found is not factory:
+                return found
+        return None
+
     def makes(self, value: cst.BaseExpression, module: ModuleIndex, function: FunctionInfo | None,
               factories: tuple[str, ...], depth: int = 0) -> bool:
         """Is `value` a call of one of `factories`, or of a project function whose return

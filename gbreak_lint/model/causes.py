@@ -19,7 +19,7 @@ from .frame_values import constant_display, free_names
 from .instances import built_at_top
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
+from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
                      display_kind, display_length, literal, makes_generator, star_arguments)
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
@@ -89,6 +89,11 @@ class CauseMatcher:
         if generator_code is not None and self.check_enabled(CauseCheck.TORCH_GENERATOR):
             b.emit_break(self.rule_for_check(CauseCheck.TORCH_GENERATOR), node, gb_code=generator_code,
                          detail=node.func.attr.value if isinstance(node.func, cst.Attribute) else qual or "")
+            return
+        if qual in self.k.iterator_consumers and node.args and self.passed_iterator(node.args[0].value) \
+                and self.check_enabled(CauseCheck.PASSED_ITERATOR):
+            rule = self.rule_for_check(CauseCheck.PASSED_ITERATOR)
+            b.emit_break(rule, node, gb_code=self._gb_code(rule, node), detail=qual.removeprefix("builtins."))
             return
         method = self._optimizer_method(node)
         if method is not None and self.check_enabled(CauseCheck.OPTIMIZER_METHOD):
@@ -1064,6 +1069,15 @@ class CauseMatcher:
                for a in node.args):
             return self.k.gb_codes["generator_argument"]
         return None
+
+    def passed_iterator(self, expr: cst.BaseExpression) -> bool:
+        """A parameter the program passed a Python iterator Dynamo cannot wrap (`zip(a, b)`)."""
+        b = self.b
+        if not isinstance(expr, cst.Name):
+            return False
+        if expr.value in b.passed_iterators:  # `it = iter(view)`: still the object passed in
+            return True
+        return expr.value not in b.rebound and b.resolver.arguments.get(expr.value) == PASSED_ITERATOR
 
     def _holds_generator(self, expr: cst.BaseExpression) -> bool:
         """A parameter given one, a local, a free name or `self.<attr>` made by torch.Generator()."""

@@ -20,8 +20,8 @@ from .instances import built_at_top
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import (PASSED_GENERATOR, PASSED_UNKNOWN, Const, Seq, display_kind, display_length, factory_shape,
-                     literal, makes_generator, star_arguments)
+from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Seq, display_kind, display_length,
+                     factory_shape, literal, makes_generator, makes_iterator, star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -119,6 +119,11 @@ def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameK
                        "arguments": tuple(sorted(wrapped.constants, key=lambda kv: kv[0]))})
 
 
+def _is_generator_function(project: ProjectIndex, qual: str) -> bool:
+    fn = project.function(qual)
+    return fn is not None and fn.is_generator
+
+
 def _fields(key: FrameKey) -> dict:
     return {f: getattr(key, f) for f in key.__dataclass_fields__}
 
@@ -145,10 +150,15 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
         held = local_values.get(value.value) if isinstance(value, cst.Name) and local_values else None
-        if makes_generator(held if held is not None else value, knowledge,
-                           lambda f: project.qualify(f, module, caller)):
+        made = held if held is not None else value
+        qualify = lambda f: project.qualify(f, module, caller)  # noqa: E731
+        if makes_generator(made, knowledge, qualify):
             tensors.discard(name)  # `opt(x, torch.Generator())`: an object Dynamo cannot trace
             arguments[name] = PASSED_GENERATOR
+            continue
+        if makes_iterator(made, knowledge, qualify, lambda q: _is_generator_function(project, q)):
+            tensors.discard(name)  # `opt(x, zip(a, b))`: an iterator Dynamo cannot wrap
+            arguments[name] = PASSED_ITERATOR
             continue
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's

@@ -7,7 +7,7 @@ from typing import TypeGuard
 import libcst as cst
 
 from ..index.symbols import FunctionInfo, ModuleIndex
-from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
+from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
@@ -78,6 +78,7 @@ class FrameBuilder:
         self._free_tensors: dict[str, bool] = {}
         self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
+        self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
@@ -272,6 +273,10 @@ class FrameBuilder:
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
         if isinstance(target, cst.Name):
+            steps_passed = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.iter" \
+                and bool(value.args) and self.causes.passed_iterator(value.args[0].value)
+            (self.passed_iterators.add if steps_passed else self.passed_iterators.discard)(target.value)
+        if isinstance(target, cst.Name):
             if isinstance(value, cst.Lambda):
                 self.lambdas[target.value] = value
             else:
@@ -291,7 +296,7 @@ class FrameBuilder:
         cells = declared_outer(body) | (self.own_variables() & names_inner_scopes_read(body))
         for name in target_names(node.target):
             if name in cells:
-                self.emit_break(rule, node, detail=name)
+                self.emit_break(rule, node, detail=f"del {name}")
                 return
 
     def raise_(self, node: cst.Raise) -> None:
@@ -389,6 +394,7 @@ class FrameBuilder:
         self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
         self.expr(node.iter)  # iterating a generator runs its body inside the loop
         self.ctx.pop()
+        self._iterates_passed_iterator(node.iter)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
         self.rebound.update(target_names(node.target))
         unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
@@ -624,6 +630,7 @@ class FrameBuilder:
 
     def comprehension(self, node) -> None:
         self.expr(node.for_in.iter)
+        self._iterates_passed_iterator(node.for_in.iter)
         if not self.env.knowledge.comprehension_frames:
             self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
             self._comprehension_body(node, outer=True)
@@ -642,6 +649,14 @@ class FrameBuilder:
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self.own_variables()))
+
+    def _iterates_passed_iterator(self, iterable: cst.BaseExpression) -> None:
+        """GET_ITER of an iterator the program passed in (`for v in it`, `[... for v in it]`):
+        Dynamo cannot wrap it and cannot resume at GET_ITER (measured 2.13: GB0811, skipped)."""
+        if self.causes.passed_iterator(iterable) and self.causes.check_enabled(CauseCheck.PASSED_ITERATOR):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.PASSED_ITERATOR), iterable,
+                            break_kind=BreakKind.INSTRUCTION, gb_code=self.env.knowledge.gb_codes["iterated_passed_iterator"],
+                            detail=f"iter({iterable.value})")  # type: ignore[attr-defined]
 
     def _free_tensor(self, name: str) -> bool:
         """A name this frame does not bind, holding a tensor a torch call made: a module-level

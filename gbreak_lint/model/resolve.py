@@ -41,6 +41,7 @@ class CallResolver:
         self.callables = Callables(project, knowledge)
         self.local_functions: dict[str, FnValue] = {}  # locals bound to function values
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
+        self.local_layers: set[str] = set()  # locals bound to a torch module built here (`nn.Linear(...)`)
         self.many: set[str] = set()  # locals bound to each element of a module container
         # a lambda's frame: its parameters (other names are the function's it is written in)
         self.lambda_params: frozenset[str] | None = None
@@ -240,6 +241,7 @@ class CallResolver:
             return
         iterable = _container_iterated(iterable)
         if isinstance(target, cst.Name):
+            self.local_layers.discard(target.value)
             function = self._element_function(iterable)
             if function is not None:  # `for fn in HANDLERS:` over a list of functions
                 self.local_functions[target.value] = function
@@ -265,7 +267,10 @@ class CallResolver:
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
         """A torch module instance: `self.lin` assigned `nn.Linear(...)`, or a module-level
-        `LIN = nn.Linear(...)` (calling it is a traced torch op; deep-copying it is not)."""
+        `LIN = nn.Linear(...)`, a local `m = nn.Linear(...)` (calling it is a traced torch op;
+        deep-copying it is not)."""
+        if isinstance(expr, cst.Name) and expr.value in self.local_layers:
+            return True
         if isinstance(expr, cst.Name) and expr.value != "self" and expr.value not in self.local_types \
                 and expr.value not in self.module.reassigned \
                 and not (self.function is not None and any(p.name == expr.value for p in self.function.params)):
@@ -305,6 +310,8 @@ class CallResolver:
                 self.local_types[target.value] = cls.qualname
             else:
                 self.local_types.pop(target.value, None)
+            is_layer = isinstance(value, cst.Call) and self._torch_module_call(value, self.module)
+            (self.local_layers.add if is_layer else self.local_layers.discard)(target.value)
 
     # -- calls -------------------------------------------------------------------------
     def resolve(self, func: cst.BaseExpression) -> CallTarget | None:

@@ -488,8 +488,8 @@ class Tracer:
             return Fate.UNRESUMABLE, Ctx(BlockKind.UNINITIALIZED, ev.line), _outer_block(ev)
         if site_event.break_kind == BreakKind.UNRESUMABLE and ev is site_event:
             return Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), _outer_block(ev)
-        if site_event.break_kind == BreakKind.NO_HANDLER and ev is site_event:
-            return Fate.UNRESUMABLE, Ctx(BlockKind.NO_HANDLER, ev.line, site_event.detail), _outer_block(ev)
+        if site_event.break_kind == BreakKind.INSTRUCTION and ev is site_event:
+            return Fate.UNRESUMABLE, Ctx(BlockKind.INSTRUCTION, ev.line, site_event.detail), _outer_block(ev)
         for _frame, point in frames:
             if any(c.kind == BlockKind.LOOP for c in point.ctx) and not point.loop_escapes:
                 return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None

@@ -142,6 +142,32 @@ PASSED_DATA_SCALAR = "<data scalar>"
 PASSED_GENERATOR = "<torch.Generator>"
 
 
+# Marker for a parameter the caller passes a Python iterator Dynamo cannot wrap (zip, map, a
+# generator, dict views: knowledge iterator_factories / iterator_methods).
+PASSED_ITERATOR = "<python iterator>"
+
+
+def makes_iterator(value: cst.BaseExpression, knowledge, qualify, is_generator_function) -> bool:
+    """Does the expression make an iterator object Dynamo cannot wrap when a program passes it
+    in (only tuple and range iterators are: `iter((a, b))`, `iter(range(3))`)? `qualify`: a
+    callee's qualified name as the expression's scope sees it; `is_generator_function(qual)`:
+    a project generator function."""
+    if isinstance(value, cst.GeneratorExp):
+        return True
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in knowledge.iterator_methods and not value.args:
+        return True  # `d.items()`
+    qual = qualify(func)
+    if qual == "builtins.iter" and value.args:
+        held = value.args[0].value
+        wrapped = isinstance(held, cst.Tuple) or isinstance(held, cst.Call) \
+            and qualify(held.func) in ("builtins.range", "builtins.tuple")
+        return not wrapped
+    return qual in knowledge.iterator_factories or bool(qual and is_generator_function(qual))
+
+
 def makes_generator(value: cst.BaseExpression, knowledge, qualify) -> bool:
     """Does the expression make a torch.Generator (`torch.Generator().manual_seed(0)` returns
     it too)? `qualify`: the qualified name of a callee, as the expression's scope sees it."""
