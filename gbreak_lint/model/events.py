@@ -246,11 +246,24 @@ class FrameBuilder:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
+            if self.values.truth(node.test) is False:
+                self._failing_assert(node)
+                return
             # Dynamo rewrites `assert cond` and `assert cond, "text"` into torch._assert (no
             # break, measured 2.13); with any other message it jumps on the condition's truth
             if node.msg is not None and not isinstance(node.msg, (cst.SimpleString, cst.FormattedString,
                                                                   cst.ConcatenatedString)):
                 self.truthiness(node.test)
+
+    def _failing_assert(self, node: cst.Assert) -> None:
+        """An assert Dynamo knows fails (`assert x is None` of a tensor): it breaks at the
+        jump and lets the program raise eagerly (measured 2.13: GB0170; inside a `with` it
+        cannot compile a partial graph, GB0034, and the frame is skipped)."""
+        if not self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
+            return
+        in_with = any(c.kind == BlockKind.WITH for c in self.ctx)
+        self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), node.test,
+                        gb_code=self.env.knowledge.gb_codes["failed_assert_in_with" if in_with else "failed_assert"])
 
     def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute):
