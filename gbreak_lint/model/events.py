@@ -492,6 +492,7 @@ class FrameBuilder:
         for dec in node.decorators:
             self.expr(dec.decorator)
             self._decorator_call(dec.decorator)
+            self._comptime_body(dec.decorator, node)
 
     def _decorator_call(self, decorator: cst.BaseExpression) -> None:
         """`@torch.compiler.disable` on a def inside compiled code calls the decorator there: a
@@ -503,6 +504,26 @@ class FrameBuilder:
             if self.causes.rule_enabled(rule):
                 self.emit_break(rule, decorator, detail=(qual or "").rsplit(".", 1)[-1])
                 return
+
+    def _comptime_body(self, decorator: cst.BaseExpression, fn: cst.FunctionDef | cst.Lambda) -> None:
+        """`@comptime def _(ctx): ctx.graph_break()` (or `comptime(lambda ctx: ...)`): Dynamo runs
+        the body while tracing, and its context's `graph_break()` breaks there (GB0030)."""
+        if self.resolver.qualify(decorator) not in self.env.knowledge.comptime_runners:
+            return
+        params = fn.params.params
+        if not params:
+            return
+        ctx = params[0].name.value
+        asks = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "graph_break"
+                   and isinstance(c.func.value, cst.Name) and c.func.value.value == ctx
+                   for c in find_all(fn.body, (cst.Call,)))
+        if not asks:
+            return
+        for name in self.env.knowledge.comptime_graph_breaks:  # the rule `comptime.graph_break()` calls name
+            for rule in self.env.calls.get(name, ()):
+                if self.causes.rule_enabled(rule):
+                    self.emit_break(rule, decorator, detail="graph_break")
+                    return
 
     def stmt_ClassDef(self, node) -> None:
         for expr in [d.decorator for d in node.decorators] + [arg.value for arg in node.bases]:
@@ -603,6 +624,8 @@ class FrameBuilder:
             self.expr(func)
         for arg in node.args:
             self.expr(arg.value)
+        if node.args and isinstance(node.args[0].value, cst.Lambda):  # `comptime(lambda ctx: ...)`
+            self._comptime_body(func, node.args[0].value)
         if self._asks_tensor_truth(node) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
             self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), node)
             return
