@@ -370,6 +370,7 @@ class Tracer:
         if hard:
             site.retry_pending = True
             site.outcomes.add(HARD_ERROR)
+            self._outcome_code(site, "strict")
             reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
             return None
@@ -398,6 +399,8 @@ class Tracer:
             fate = Fate.SKIPPED if fate != Fate.PARTIAL else fate
         outcome = Outcome.of(fate, is_resume)
         site.outcomes.add(outcome)
+        if fate == Fate.PARTIAL:
+            self._outcome_code(site, "partial")
         if blame.kind == BlockKind.GENERATOR:
             self._generator_not_rebuilt(info, ev, chain, entry, outcome)
         known = self.frames.get((info.qualname, outcome))
@@ -408,6 +411,13 @@ class Tracer:
         because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
+
+    def _outcome_code(self, site: SiteRecord, outcome: str) -> None:
+        """A break whose Dynamo code depends on how it ends (step_unsupported: "empty
+        checkpoint" when the frame is skipped, another code when compiled partially)."""
+        rule = self.env.catalog.get(site.rule)
+        if rule is not None and outcome in rule.gb_code_when:
+            site.gb_code = rule.gb_code_when[outcome]
 
     def _generator_not_rebuilt(self, info: FrameInfo, call: Event, chain, entry: str, outcome) -> None:
         """A break inside a generator expression: Dynamo tries to rebuild the generator to
