@@ -246,7 +246,7 @@ class FrameBuilder:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
-            if self.values.truth(node.test) is False:
+            if not self.scope.is_tensor(node.test) and self.values.truth(node.test) is False:
                 self._failing_assert(node)
                 return
             # Dynamo rewrites `assert cond` and `assert cond, "text"` into torch._assert (no
