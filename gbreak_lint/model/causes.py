@@ -952,8 +952,12 @@ class CauseMatcher:
 
     def _disabled_instance(self, node: cst.Call) -> bool:
         """Calling what `torch.compiler.disable(...)` returned: `self.noisy = disable(Noisy())`,
-        `helper = disable(HelperModule())`, `fast = disable(fn)` (the wrapped code is not traced)."""
-        found = self._held_value(node.func)
+        `helper = disable(HelperModule())`, `fast = disable(fn)`, or a name the module patched
+        with one (`torch.ops.ns.op = disable(torch.ops.ns.op)`; the wrapped code is not traced)."""
+        module = self.b.module
+        patched = self.env.project.derived(f"patched_disabled:{module.name}", lambda: self._patched_disabled(module))
+        qual = self.b.resolver.qualify(node.func)
+        found = (patched[qual], module) if qual in patched else self._held_value(node.func)
         if found is None:
             return False
         value, module = found
@@ -964,6 +968,22 @@ class CauseMatcher:
         how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if nonrecursive(value) else "recursive")
         self._emit_disabled(node, how, cst.Module([]).code_for_node(node.func))
         return True
+
+    def _patched_disabled(self, module) -> dict[str, cst.Call]:
+        """`pkg.fn = torch.compiler.disable(pkg.fn)` anywhere in the module: calls of `pkg.fn`
+        run the disabled wrapper (a test's or a script's monkeypatch)."""
+        if "disable" not in module.parsed.text:
+            return {}
+        found: dict[str, cst.Call] = {}
+        for assign in find_all(module.parsed.module, (cst.Assign,)):
+            value = assign.value
+            if not isinstance(value, cst.Call) or self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
+                continue
+            for target in assign.targets:
+                qual = self.env.project.qualify(target.target, module) if isinstance(target.target, cst.Attribute) else None
+                if qual is not None:
+                    found[qual] = value
+        return found
 
     def _held_value(self, func: cst.BaseExpression):
         """The expression a called name or `self` attribute was bound to, with its module."""
