@@ -104,6 +104,7 @@ class CauseCheck(Vocab):
     HOOK_SIDE_EFFECT = "hook_side_effect"  # a tensor hook traced at registration writes outside itself
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
     PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)
+    GENERATOR_MUTATION = "generator_mutation"  # a write to outside state in a generator Dynamo rebuilds
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler
 
 

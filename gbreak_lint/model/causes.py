@@ -504,6 +504,10 @@ class CauseMatcher:
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
+        taken = self.b.escaping_generator(node) if fn.is_generator else None
+        if taken is not None or self.b.key.reconstructing:  # its body is traced again to rebuild it
+            key = replace(key, reconstructing=True, skip_yields=taken or 0)
+            self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
         self._autograd_backward(node, fn)
 

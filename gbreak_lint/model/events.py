@@ -1,6 +1,7 @@
 """A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
@@ -79,6 +80,7 @@ class FrameBuilder:
         self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
         self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
+        self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
@@ -173,6 +175,8 @@ class FrameBuilder:
         return self.parsed.line(node, self.anchor)
 
     def emit(self, kind: EventKind, node: cst.CSTNode, **fields) -> None:
+        if self.yields_seen < self.key.skip_yields:
+            return  # run by the frame that consumed these yields, not by the rebuild
         if self.conditions:
             fields.setdefault("condition", " and ".join(self.conditions))
         if kind in (EventKind.CALL, EventKind.BREAK):
@@ -213,7 +217,14 @@ class FrameBuilder:
     def small(self, node: cst.BaseSmallStatement) -> None:
         if self.key.traced_hook and self._writes_outside(node):
             self.emit_break(self.causes.rule_for_check(CauseCheck.HOOK_SIDE_EFFECT), node)
+        if self.key.reconstructing and self._mutates_outside(node):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.GENERATOR_MUTATION), node)
         self._raises_on_known_values(node)
+        self._small(node)
+        if self.key.skip_yields:
+            self.yields_seen += len(find_all(node, (cst.Yield,), skip=NESTED_SCOPES))
+
+    def _small(self, node: cst.BaseSmallStatement) -> None:
         if isinstance(node, cst.Assign):
             self.expr(node.value)
             for target in node.targets:
@@ -804,6 +815,24 @@ class FrameBuilder:
         info = self.env.frame_if_built(self.causes.callee_key(target, call))
         return (info.returns_tensor, info.returns_elements) if info else (False, ())
 
+    def _mutates_outside(self, node: cst.BaseSmallStatement) -> bool:
+        """A statement of a generator Dynamo rebuilds that changes an object it did not make
+        (a parameter's item or attribute, a nonlocal): measured 2.13, GB8335."""
+        if not self.causes.check_enabled(CauseCheck.GENERATOR_MUTATION) or not isinstance(self.source, FunctionInfo):
+            return False
+        fn = self.source
+        declared = self.env.node_memo("declared_outer", fn.node, lambda: declared_outer(fn.node.body))
+        made = self.env.node_memo("made_locals", fn.node, lambda: frozenset(
+            assigned_names(fn.node.body) - {p.name for p in fn.params}) - declared)
+        return outer_write(node, made, declared, self.env.knowledge.container_mutators)
+
+    def escaping_generator(self, call: cst.Call) -> int | None:
+        """How many yields this frame takes from the generator a call makes, when the frame
+        returns it (Dynamo then rebuilds it); None when it does not escape."""
+        escaping = self.env.node_memo("escaping_generators", self.function.node,
+                                      lambda: _escaping_generator_calls(self.function.node))
+        return escaping.get(id(call))
+
     def _writes_outside(self, node: cst.BaseSmallStatement) -> bool:
         """A statement of a traced hook changing state the hook does not own (side_effects.py)."""
         if not self.causes.check_enabled(CauseCheck.HOOK_SIDE_EFFECT) or not isinstance(self.source, FunctionInfo):
@@ -898,6 +927,32 @@ def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
     if any(r > ev.span.end_line for r in returns):
         return replace(ev, loop_escapes=True, hits=2)  # the resumed loop meets it again
     return ev
+
+
+def _escaping_generator_calls(fn: cst.FunctionDef) -> dict[int, int]:
+    """id(call) -> yields taken, for the calls whose generator the function returns: `return
+    make(t)`, `return t, make(t)`, or `gen = make(t); next(gen); return gen` (one yield taken
+    per `next(gen)` in the function)."""
+    found: dict[int, int] = {}
+    returned: set[str] = set()
+    for ret in find_all(fn.body, (cst.Return,), skip=NESTED_SCOPES):
+        value = ret.value
+        items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
+        for item in items:
+            if isinstance(item, cst.Call):
+                found[id(item)] = 0
+            elif isinstance(item, cst.Name):
+                returned.add(item.value)
+    if not returned:
+        return found
+    steps = Counter(c.args[0].value.value for c in find_all(fn.body, (cst.Call,), skip=NESTED_SCOPES)
+                    if isinstance(c.func, cst.Name) and c.func.value == "next" and c.args
+                    and isinstance(c.args[0].value, cst.Name))
+    for assign in find_all(fn.body, (cst.Assign,), skip=NESTED_SCOPES):
+        names = [t.target.value for t in assign.targets if isinstance(t.target, cst.Name)]
+        if isinstance(assign.value, cst.Call) and len(names) == 1 and names[0] in returned:
+            found[id(assign.value)] = steps[names[0]]
+    return found
 
 
 def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
