@@ -282,6 +282,7 @@ class FrameBuilder:
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
+            self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
             return
         self.scope.assign(target, value)
         self.values.assign(target, value)
@@ -310,9 +311,21 @@ class FrameBuilder:
             else:
                 self.opaque_objects.discard(target.value)
 
+    def _item_dunder(self, target: cst.Subscript, dunder: str, kind: BreakKind) -> None:
+        """`os.environ[k] = v` / `del os.environ[k]` on a mapping whose item methods Dynamo
+        skips (a rule names `os.environ.__setitem__`): a break at the store, which resumes, or
+        at the delete, which does not (DELETE_SUBSCR; measured 2.13)."""
+        holder = self.resolver.qualify(target.value)
+        for rule in self.env.calls.get(f"{holder}.{dunder}", ()) if holder else ():
+            if self.causes.rule_enabled(rule):
+                self.emit_break(rule, target, break_kind=kind, detail=f"{holder}.{dunder}")
+                return
+
     def delete(self, node: cst.Del) -> None:
         """`del name` of a global or a cell is DELETE_GLOBAL / DELETE_DEREF, which Dynamo has no
         handler for (measured 2.13: GB0082, the frame is skipped)."""
+        for item in find_all(node.target, (cst.Subscript,)):
+            self._item_dunder(item, "__delitem__", BreakKind.INSTRUCTION)
         rule = self.causes.rule_for_check(CauseCheck.DELETED_CELL)
         if rule is None or not self.causes.check_enabled(CauseCheck.DELETED_CELL):
             return
