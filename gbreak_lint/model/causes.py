@@ -111,6 +111,8 @@ class CauseMatcher:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
             b.emit_break(rule, node, detail=name, gb_code=self._gb_code(rule, node))
             return
+        if self._input_method_after_resume(node):
+            return
         if self._higher_order(node, qual):
             return
         if self._traced_tensor_hook(node):
@@ -194,6 +196,25 @@ class CauseMatcher:
                                               tuple(events), eager_only=True))
         self.b.emit(EventKind.CALL, node, target=key)
         return True
+
+    def _input_method_after_resume(self, node: cst.Call) -> bool:
+        """`a.unsqueeze_(2)` on a local tensor made before a graph break: the resume function
+        after that break gets `a` as a graph input, where the method breaks as on a parameter
+        (measured 2.13: GB0148). The event holds only in a resume function starting after `a`
+        was made (model.trace)."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        name = func.value.value
+        made_at = self.b.built_at.get(name)
+        if made_at is None or name in self.b.key.tensor_params or not self.b.scope.is_tensor(func.value):
+            return False
+        for rule in self.env.input_tensor_methods.get(func.attr.value, ()):
+            if self.rule_enabled(rule):
+                self.b.emit_break(rule, node, detail=func.attr.value, gb_code=self._gb_code(rule, node),
+                                  input_from=made_at)
+                return True
+        return False
 
     def _cause_rule(self, node: cst.Call, qual: str | None):
         env = self.env

@@ -263,7 +263,8 @@ class Tracer:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
                 continue
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
-                                               or _behind(ev.condition, not_taken)):
+                                               or _behind(ev.condition, not_taken)
+                                               or ev.input_from >= 0 and not (is_resume and start >= ev.input_from)):
                 continue
             path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
             if ev.kind == EventKind.CALL:
@@ -331,7 +332,8 @@ class Tracer:
             if ev.kind == EventKind.OP:
                 ops += 1
             elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
-                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or _behind(ev.condition, not_taken):
+                if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or _behind(ev.condition, not_taken) \
+                        or ev.input_from >= 0:  # no break before it in this trace: not an input here
                     continue
                 return _Inlined(ops, ((info, ev),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:

@@ -92,6 +92,9 @@ class Event:
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
     closes_over: bool = False  # a generator expression reading the frame's own variables (cells)
+    # a break only where a local is a graph input: in a resume function starting at or after
+    # this event index, where the local was made (`a.unsqueeze_(2)` after a break); -1: always
+    input_from: int = -1
 
     @property
     def line(self) -> int:
