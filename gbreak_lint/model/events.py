@@ -1,7 +1,6 @@
 """A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
@@ -15,7 +14,7 @@ from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names, constant_display, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
-from .side_effects import declared_outer, outer_write
+from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .values import PASSED_DATA_SCALAR, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
 
@@ -843,7 +842,7 @@ class FrameBuilder:
         """How many yields this frame takes from the generator a call makes, when the frame
         returns it (Dynamo then rebuilds it); None when it does not escape."""
         escaping = self.env.node_memo("escaping_generators", self.function.node,
-                                      lambda: _escaping_generator_calls(self.function.node))
+                                      lambda: escaping_generator_calls(self.function.node))
         return escaping.get(id(call))
 
     def _writes_outside(self, node: cst.BaseSmallStatement) -> bool:
@@ -940,32 +939,6 @@ def _mark_escape(ev: Event, returns: list[int], loop_line: int) -> Event:
     if any(r > ev.span.end_line for r in returns):
         return replace(ev, loop_escapes=True, hits=2)  # the resumed loop meets it again
     return ev
-
-
-def _escaping_generator_calls(fn: cst.FunctionDef) -> dict[int, int]:
-    """id(call) -> yields taken, for the calls whose generator the function returns: `return
-    make(t)`, `return t, make(t)`, or `gen = make(t); next(gen); return gen` (one yield taken
-    per `next(gen)` in the function)."""
-    found: dict[int, int] = {}
-    returned: set[str] = set()
-    for ret in find_all(fn.body, (cst.Return,), skip=NESTED_SCOPES):
-        value = ret.value
-        items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
-        for item in items:
-            if isinstance(item, cst.Call):
-                found[id(item)] = 0
-            elif isinstance(item, cst.Name):
-                returned.add(item.value)
-    if not returned:
-        return found
-    steps = Counter(c.args[0].value.value for c in find_all(fn.body, (cst.Call,), skip=NESTED_SCOPES)
-                    if isinstance(c.func, cst.Name) and c.func.value == "next" and c.args
-                    and isinstance(c.args[0].value, cst.Name))
-    for assign in find_all(fn.body, (cst.Assign,), skip=NESTED_SCOPES):
-        names = [t.target.value for t in assign.targets if isinstance(t.target, cst.Name)]
-        if isinstance(assign.value, cst.Call) and len(names) == 1 and names[0] in returned:
-            found[id(assign.value)] = steps[names[0]]
-    return found
 
 
 def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:

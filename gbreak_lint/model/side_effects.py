@@ -5,8 +5,12 @@ Measured on 2.13: in such a body, `self.grads = grad`, `store["g"] = grad`,
 `seen.append(grad)` on a list the function did not make, and an assignment to a `global` or
 `nonlocal` name each raise "HOP: Unsafe side effect" (GB0067); Dynamo then breaks the graph
 at the call that started the speculation. Changing what the function made itself is fine.
+A generator the compiled function returns is rebuilt by tracing the rest of its body, where
+the same writes cannot be replayed (GB8335): `escaping_generator_calls` finds those generators.
 """
 from __future__ import annotations
+
+from collections import Counter
 
 import libcst as cst
 
@@ -52,3 +56,29 @@ def _owned(expr: cst.BaseExpression, local: frozenset[str]) -> bool:
 def declared_outer(body: cst.CSTNode, kinds: tuple[type, ...] = (cst.Global, cst.Nonlocal)) -> frozenset[str]:
     """Names a function declares `global` or `nonlocal` (or only those of `kinds`)."""
     return frozenset(n.name.value for d in find_all(body, kinds, skip=NESTED_SCOPES) for n in d.names)
+
+
+def escaping_generator_calls(fn: cst.FunctionDef) -> dict[int, int]:
+    """id(call) -> yields taken, for the calls whose generator the function returns: `return
+    make(t)`, `return t, make(t)`, or `gen = make(t); next(gen); return gen` (one yield taken
+    per `next(gen)` in the function)."""
+    found: dict[int, int] = {}
+    returned: set[str] = set()
+    for ret in find_all(fn.body, (cst.Return,), skip=NESTED_SCOPES):
+        value = ret.value
+        items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
+        for item in items:
+            if isinstance(item, cst.Call):
+                found[id(item)] = 0
+            elif isinstance(item, cst.Name):
+                returned.add(item.value)
+    if not returned:
+        return found
+    steps = Counter(c.args[0].value.value for c in find_all(fn.body, (cst.Call,), skip=NESTED_SCOPES)
+                    if isinstance(c.func, cst.Name) and c.func.value == "next" and c.args
+                    and isinstance(c.args[0].value, cst.Name))
+    for assign in find_all(fn.body, (cst.Assign,), skip=NESTED_SCOPES):
+        names = [t.target.value for t in assign.targets if isinstance(t.target, cst.Name)]
+        if isinstance(assign.value, cst.Call) and len(names) == 1 and names[0] in returned:
+            found[id(assign.value)] = steps[names[0]]
+    return found
