@@ -30,7 +30,12 @@ class Block{n}(nn.Module):
             print("block {n}")
         for i in range(2):
             y = helper(y)
+        y = sum(part * 2 for part in y.chunk(2))
         return y.sum().item() if {n} % 5 == 0 else y
+
+
+# a module-level patch the model reads from the module's text (not a tree it shares)
+nn.functional.gelu = torch.compiler.disable(nn.functional.gelu)
 '''
 UTIL = '''import torch
 

@@ -997,10 +997,13 @@ class CauseMatcher:
     def _patched_disabled(self, module) -> dict[str, cst.Call]:
         """`pkg.fn = torch.compiler.disable(pkg.fn)` anywhere in the module: calls of `pkg.fn`
         run the disabled wrapper (a test's or a script's monkeypatch)."""
-        if "disable" not in module.parsed.text:
+        text = module.parsed.text
+        if not _PATCHING.search(text):
             return {}
+        # a tree of its own: the module's may be one the parse cache re-made, whose nodes the
+        # frames being built do not share (positions are looked up by node)
         found: dict[str, cst.Call] = {}
-        for assign in find_all(module.parsed.module, (cst.Assign,)):
+        for assign in find_all(cst.parse_module(text), (cst.Assign,)):
             value = assign.value
             if not isinstance(value, cst.Call) or self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
                 continue
@@ -1200,6 +1203,10 @@ class CauseMatcher:
         return self.env.node_memo("yield_in_try", target.function.node, lambda: any(
             t.handlers and find_all(t.body, (cst.Yield,), skip=NESTED_SCOPES)
             for t in find_all(body, (cst.Try,), skip=NESTED_SCOPES)))
+
+
+# `pkg.fn = torch.compiler.disable(pkg.fn)`: an attribute assigned a disable(...) call
+_PATCHING = re.compile(r"^[ \t]*[\w.]+\.\w+[ \t]*=[ \t]*[\w.]*disable\(", re.MULTILINE)
 
 
 def _bool_arg(call: cst.Call) -> bool:

@@ -256,7 +256,8 @@ class FrameBuilder:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
-            if not self.scope.is_tensor(node.test) and self.values.truth(node.test) is False:
+            if not self.scope.is_tensor(node.test) and not self._reads_default(node.test) \
+                    and self.values.truth(node.test) is False:
                 self._failing_assert(node)
                 return
             # Dynamo rewrites `assert cond` and `assert cond, "text"` into torch._assert (no
@@ -264,6 +265,16 @@ class FrameBuilder:
             if node.msg is not None and not isinstance(node.msg, (cst.SimpleString, cst.FormattedString,
                                                                   cst.ConcatenatedString)):
                 self.truthiness(node.test)
+
+    def _reads_default(self, expr: cst.BaseExpression) -> bool:
+        """Does the expression read a parameter no call site passed (its default stands in)?
+        A library entry is simulated with defaults a real caller would override, so what
+        they make fail (`assert scale is not None`) is not reported as certain."""
+        key = self.key
+        passed = {n for n, _ in key.arguments} | set(key.tensor_params) | {n for n, _ in key.bindings}
+        params = {p.name for p in self.function.params} if isinstance(self.source, FunctionInfo) else set()
+        return any(n.value in params and n.value not in passed and n.value not in self.rebound
+                   for n in find_all(expr, (cst.Name,)))
 
     def _failing_assert(self, node: cst.Assert) -> None:
         """An assert Dynamo knows fails (`assert x is None` of a tensor): it breaks at the
@@ -350,6 +361,8 @@ class FrameBuilder:
         `xs.index("absent")`): Dynamo traces the same values and raises as well."""
         evaluator = self.values.evaluator
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)) or node.value is None:
+            return
+        if self._reads_default(node.value):
             return
         found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr))
         if found is None and isinstance(node, cst.Assign):
