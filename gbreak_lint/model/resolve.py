@@ -6,7 +6,7 @@ from typing import Callable
 
 import libcst as cst
 
-from ..walk import find_all
+from ..walk import NESTED_SCOPES, find_all
 
 from ..index.project import ProjectIndex, class_scope
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
@@ -354,7 +354,12 @@ class CallResolver:
         return self._init_target(cls) if cls is not None else None
 
     def _init_target(self, cls: ClassInfo) -> CallTarget | None:
+        """What calling the class runs in its place: `__init__`, or a project `__new__` that
+        makes something else (Python then skips `__init__`) or is the only one defined."""
         init = self.project.method(cls, "__init__")
+        new = self.project.method(cls, "__new__")
+        if new is not None and (init is None or not _new_returns_instance(new)):
+            return CallTarget(new, True, self_class=cls.qualname)
         return CallTarget(init, True, self_class=cls.qualname) if init else None
 
     def _resolve_attribute(self, func: cst.Attribute) -> CallTarget | None:
@@ -479,3 +484,15 @@ def _container_iterated(iterable: cst.BaseExpression) -> cst.BaseExpression:
             iterable = iterable.args[0].value
         else:
             return iterable
+
+
+def _new_returns_instance(new: FunctionInfo) -> bool:
+    """Does `__new__` hand back an instance of the class (`super().__new__(cls)`, `object.__new__(cls)`,
+    a name bound to one), after which Python calls `__init__`?"""
+    for ret in find_all(new.node.body, (cst.Return,), skip=NESTED_SCOPES):
+        value = ret.value
+        if isinstance(value, cst.Name):
+            return True  # `obj = super().__new__(cls); ...; return obj`
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "__new__":
+            return True
+    return False
