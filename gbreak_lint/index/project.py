@@ -314,7 +314,8 @@ class ProjectIndex:
     def base_names(self, cls: ClassInfo) -> list[str]:
         def compute() -> tuple[str, ...]:
             module = self.modules[cls.module]
-            return tuple(q for q in (self.qualify(b, module) for b in cls.bases) if q)
+            scope = class_scope(cls.qualname, module)  # a local class's bases may be local too
+            return tuple(q for q in (self.qualify(b, module, scope) for b in cls.bases) if q)
 
         return list(self._memoised("bases", self._memo.bases, cls.qualname, compute))
 

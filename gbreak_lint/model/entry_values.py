@@ -271,6 +271,11 @@ class _NamedCalls(cst.CSTVisitor):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self.scopes[-1][target.target.value] = node.value
+            elif isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
+                    and len(target.target.elements) == len(node.value.elements):
+                for name, value in zip(target.target.elements, node.value.elements):  # `a, b = A(), B()`
+                    if isinstance(name.value, cst.Name) and isinstance(value, cst.Element):
+                        self.scopes[-1][name.value.value] = value.value
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._calls(node.func):
