@@ -25,13 +25,15 @@ class TensorScope:
         self.self_tensors = self_tensors  # `self.<attr>` known to hold a tensor
         # a name the frame does not bind holding a tensor (a global, the enclosing test's local)
         self.free_tensor = free_tensor or (lambda name: False)
-        # every name that held a tensor (or a numpy array: has_tensor_in_frame counts them) at some point
+        # every name that held a tensor (or a numpy array, or a display of tensors: has_tensor_in_frame
+        # counts them) at some point
         self.ever_tensors = set(tensors)
         self.bool_tensors: set[str] = set()
         self.data_scalars: set[str] = set()  # Python numbers read out of tensors (.item(), float(t))
         self.numpy_values: set[str] = set()  # numpy arrays (traced as tensors under trace_numpy)
         self.integer_tensors: set[str] = set()
         self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
+        self.containers: set[str] = set()  # a list / tuple / dict display holding tensors (`xs = [x]`)
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
         self.returns_object = returns_object or (lambda call: False)
@@ -54,7 +56,7 @@ class TensorScope:
         if isinstance(expr, cst.Comparison):
             return self._comparison_is_tensor(expr)
         if isinstance(expr, cst.Subscript):
-            return self.is_tensor(expr.value)
+            return self.is_tensor(expr.value) or self._container(expr.value)
         if isinstance(expr, cst.IfExp):
             return self.is_tensor(expr.body) or self.is_tensor(expr.orelse)
         if isinstance(expr, cst.BooleanOperation):
@@ -133,8 +135,13 @@ class TensorScope:
             return False
         return self.is_tensor(expr.left) or any(self.is_tensor(t.comparator) for t in expr.comparisons)
 
+    def _container(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value in self.containers
+
     def _call_is_tensor(self, call: cst.Call) -> bool:
         func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_TAKING_METHODS and self._container(func.value):
+            return True  # `xs.pop()`, `d.get("a")` of a container holding tensors
         qual = self.qualify(func)
         if qual is not None and self.is_torch_function(qual):
             return True
@@ -176,7 +183,11 @@ class TensorScope:
         is_np = value is not None and self.is_numpy(value)
         is_int = value is not None and self.is_integer_tensor(value)
         is_py = value is not None and _python_value_call(value) and not is_t
+        holds = value is not None and self._holds_tensors(value)
         for name in target_names(target):
+            (self.containers.add if holds else self.containers.discard)(name)
+            if holds:  # has_tensor_in_frame looks inside lists, tuples and dicts
+                self.ever_tensors.add(name)
             (self.python_values.add if is_py else self.python_values.discard)(name)
             (self.numpy_values.add if is_np else self.numpy_values.discard)(name)
             if is_np:
@@ -193,6 +204,14 @@ class TensorScope:
             else:
                 self.bool_tensors.discard(name)
 
+
+    def _holds_tensors(self, value: cst.BaseExpression) -> bool:
+        """A list, tuple or set display with a tensor item, or a dict display with a tensor value."""
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            return any(isinstance(el, cst.Element) and self.is_tensor(el.value) for el in value.elements)
+        if isinstance(value, cst.Dict):
+            return any(isinstance(el, cst.DictElement) and self.is_tensor(el.value) for el in value.elements)
+        return False
 
     def _unpack(self, target, value) -> bool:
         """`a, b = t, 1` or `y, t0 = helper(x)`: item by item where the items are known."""
@@ -230,3 +249,7 @@ def target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return []
+
+
+# methods that hand back one of a container's items
+_ITEM_TAKING_METHODS = frozenset({"pop", "get", "__getitem__"})
