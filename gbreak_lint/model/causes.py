@@ -461,6 +461,26 @@ class CauseMatcher:
         self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
+    def operator_dunder(self, node: cst.BaseExpression) -> None:
+        """`a + b`, `a == b`, `a[k]` on an instance of a project class that defines the
+        operator's method: Python calls it, and Dynamo inlines it like any method (a break
+        there is met at the expression, the method then compiled alone)."""
+        for receiver, name, other in _operator_calls(node):
+            cls = self.b.resolver.class_of(receiver) if not self.b.scope.is_tensor(receiver) else None
+            fn = self._user_dunder(cls, name) if cls is not None else None
+            if fn is None and name == "__ne__" and cls is not None:
+                fn = self._user_dunder(cls, "__eq__")  # object.__ne__ calls __eq__
+            if fn is None or cls is None:
+                continue
+            operands = {p.name for p in fn.params[1:2]} if other is not None and self.b.scope.is_tensor(other) else set()
+            key = FrameKey(fn.qualname, frozenset(operands), self_class=cls.qualname,
+                           tensor_attributes=self.tensor_attributes_of(receiver))
+            self.env.frame(key)
+            self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.INLINE)
+
+    def _user_dunder(self, cls, name: str) -> FunctionInfo | None:
+        return self.env.project.method(cls, name)  # a project class's own or inherited one
+
     def _passed_to_constructor(self, func: cst.BaseExpression) -> bool:
         """`self.lin` set from a constructor parameter (`Wrapper(lin)`): an object the class
         does not build, taken for the module its registered hooks name."""
@@ -1207,6 +1227,36 @@ class CauseMatcher:
 
 # `pkg.fn = torch.compiler.disable(pkg.fn)`: an attribute assigned a disable(...) call
 _PATCHING = re.compile(r"^[ \t]*[\w.]+\.\w+[ \t]*=[ \t]*[\w.]*disable\(", re.MULTILINE)
+
+
+# the method Python calls for an operator on an instance of a user class
+_BINARY_DUNDERS = {cst.Add: "__add__", cst.Subtract: "__sub__", cst.Multiply: "__mul__", cst.Divide: "__truediv__",
+                   cst.FloorDivide: "__floordiv__", cst.Modulo: "__mod__", cst.Power: "__pow__",
+                   cst.MatrixMultiply: "__matmul__", cst.BitAnd: "__and__", cst.BitOr: "__or__",
+                   cst.BitXor: "__xor__", cst.LeftShift: "__lshift__", cst.RightShift: "__rshift__"}
+_COMPARE_DUNDERS = {cst.Equal: "__eq__", cst.NotEqual: "__ne__", cst.LessThan: "__lt__",
+                    cst.LessThanEqual: "__le__", cst.GreaterThan: "__gt__", cst.GreaterThanEqual: "__ge__"}
+
+
+_OperatorCall = tuple[cst.BaseExpression, str, "cst.BaseExpression | None"]
+
+
+def _operator_calls(node: cst.BaseExpression) -> list[_OperatorCall]:
+    """(receiver, method, other operand) of the operator an expression applies."""
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINARY_DUNDERS:
+        return [(node.left, _BINARY_DUNDERS[type(node.operator)], node.right)]
+    if isinstance(node, cst.Comparison):
+        out: list[_OperatorCall] = []
+        left = node.left
+        for target in node.comparisons:
+            name = _COMPARE_DUNDERS.get(type(target.operator))
+            if name is not None:
+                out.append((left, name, target.comparator))
+            left = target.comparator
+        return out
+    if isinstance(node, cst.Subscript):
+        return [(node.value, "__getitem__", None)]
+    return []
 
 
 def _bool_arg(call: cst.Call) -> bool:

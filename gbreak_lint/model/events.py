@@ -604,12 +604,15 @@ class FrameBuilder:
                 if isinstance(el.slice, cst.Index):
                     self.expr(el.slice.value)
             self.subscript(node)
+            self.causes.operator_dunder(node)
         else:
             for child in _expr_children(node):
                 self.expr(child)
             if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
                     and self.scope.is_tensor(node):
                 self.emit(EventKind.OP, node)
+            elif isinstance(node, (cst.BinaryOperation, cst.Comparison)):
+                self.causes.operator_dunder(node)
 
     def star_tuple(self, expr: cst.BaseExpression) -> bool:
         """The frame's `*args` (or `list(args)` / `tuple(args)` of it): a tuple holding

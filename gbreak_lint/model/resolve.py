@@ -297,6 +297,12 @@ class CallResolver:
         return self.callables.value(expr, self.module, self.function, self.bindings, self.local_functions)
 
     def remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+                and len(target.elements) == len(value.elements) \
+                and not any(isinstance(el, (cst.StarredElement,)) for el in (*target.elements, *value.elements)):
+            for name, item in zip(target.elements, value.elements):  # `a, b = Box(x), Box(y)`
+                self.remember(name.value, item.value)
+            return
         if isinstance(target, cst.Name):
             found = self.function_value(value)
             if found is not None:
