@@ -109,6 +109,8 @@ class CauseMatcher:
         rule = self._cause_rule(node, qual)
         if rule is not None:
             name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (qual or "")
+            if qual in self.env.tensor_or_module_arg_calls and node.args and not b.scope.is_tensor(node.args[0].value):
+                name = MODULE_OPERAND  # `copy.deepcopy(layer)`: a module, which fake tensors copy fine
             b.emit_break(rule, node, detail=name, gb_code=self._gb_code(rule, node))
             return
         if self._input_method_after_resume(node):
@@ -634,7 +636,8 @@ class CauseMatcher:
         info = self.env.frame(key) if key not in seen and len(seen) < 8 else None
         seen.add(key)
         for ev in info.events if info is not None else ():
-            if ev.kind == EventKind.BREAK and (ev.rule in table["breaks"] or ev.rule in table["errors"]):
+            if ev.kind == EventKind.BREAK and ev.detail != MODULE_OPERAND \
+                    and (ev.rule in table["breaks"] or ev.rule in table["errors"]):
                 return ev
             if ev.kind == EventKind.CALL and ev.target is not None:
                 found = self._first_fake_failure(ev.target, table, seen)
@@ -1257,6 +1260,11 @@ def _operator_calls(node: cst.BaseExpression) -> list[_OperatorCall]:
     if isinstance(node, cst.Subscript):
         return [(node.value, "__getitem__", None)]
     return []
+
+
+# a break's detail when its operand is a module, not a tensor: run on fake tensors (an
+# allow_in_graph / nonstrict_trace function) it works (measured 2.13: deepcopy of a layer)
+MODULE_OPERAND = "module"
 
 
 def _bool_arg(call: cst.Call) -> bool:
