@@ -256,8 +256,8 @@ class FrameBuilder:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
-            if not self.scope.is_tensor(node.test) and not self._reads_default(node.test) \
-                    and self.values.truth(node.test) is False:
+            if not self.scope.is_tensor(node.test) and self.values.truth(node.test) is False \
+                    and not self._reads_default(node.test):
                 self._failing_assert(node)
                 return
             # Dynamo rewrites `assert cond` and `assert cond, "text"` into torch._assert (no
@@ -362,12 +362,10 @@ class FrameBuilder:
         evaluator = self.values.evaluator
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)) or node.value is None:
             return
-        if self._reads_default(node.value):
-            return
         found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr))
         if found is None and isinstance(node, cst.Assign):
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
-        if found is not None:
+        if found is not None and not self._reads_default(node.value):
             self._raises(node, found)
 
     def _raises(self, node: cst.CSTNode, exception: str) -> None:
