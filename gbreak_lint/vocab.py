@@ -106,6 +106,7 @@ class CauseCheck(Vocab):
     PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)
     GENERATOR_MUTATION = "generator_mutation"  # a write to outside state in a generator Dynamo rebuilds
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler
+    DELETED_LOCAL_READ = "deleted_local_read"  # reading a local after `del` of it (GB0011)
 
 
 class Fate(Vocab):

@@ -1021,7 +1021,7 @@ class CauseMatcher:
         """`pkg.fn = torch.compiler.disable(pkg.fn)` anywhere in the module: calls of `pkg.fn`
         run the disabled wrapper (a test's or a script's monkeypatch)."""
         text = module.parsed.text
-        if not _PATCHING.search(text):
+        if "disable(" not in text or not _PATCHING.search(text):  # the substring test is 20x cheaper
             return {}
         # a tree of its own: the module's may be one the parse cache re-made, whose nodes the
         # frames being built do not share (positions are looked up by node)

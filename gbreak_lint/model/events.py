@@ -80,6 +80,7 @@ class FrameBuilder:
         self.loggers: set[str] = set()
         self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
+        self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
@@ -219,6 +220,8 @@ class FrameBuilder:
         if self.key.reconstructing and self._mutates_outside(node):
             self.emit_break(self.causes.rule_for_check(CauseCheck.GENERATOR_MUTATION), node)
         self._raises_on_known_values(node)
+        if self.deleted_locals:
+            self._reads_deleted(node)
         self._small(node)
         if self.key.skip_yields:
             self.yields_seen += len(find_all(node, (cst.Yield,), skip=NESTED_SCOPES))
@@ -298,6 +301,7 @@ class FrameBuilder:
         self.values.assign(target, value)
         self.resolver.remember(target, value)
         self.rebound.update(target_names(target))
+        self.deleted_locals.difference_update(target_names(target))
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             if isinstance(value, cst.Call):
@@ -345,6 +349,8 @@ class FrameBuilder:
             if name in cells:
                 self.emit_break(rule, node, detail=f"del {name}")
                 return
+            if not self.uncertain:  # a plain local (DELETE_FAST): unbound until assigned again
+                self.deleted_locals.add(name)
 
     def raise_(self, node: cst.Raise) -> None:
         """A `raise` every trace reaches: the exception leaves the frame unless a try around it
@@ -367,6 +373,21 @@ class FrameBuilder:
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
         if found is not None and not self._reads_default(node.value):
             self._raises(node, found)
+
+    def _reads_deleted(self, node: cst.BaseSmallStatement) -> None:
+        """Reading a local after `del` of it: Dynamo stops at the load (measured 2.13: GB0011,
+        "Attempted to read undefined local variable", no resume point) and the program raises
+        UnboundLocalError eagerly."""
+        value = getattr(node, "value", None)
+        read = {n.value for n in find_all(value, (cst.Name,), skip=NESTED_SCOPES)} if value is not None else set()
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            read.add(node.target.value)
+        rule = self.causes.rule_for_check(CauseCheck.DELETED_LOCAL_READ)
+        for name in sorted(read & self.deleted_locals):
+            self.deleted_locals.discard(name)
+            if rule is not None and self.causes.check_enabled(CauseCheck.DELETED_LOCAL_READ):
+                self.emit_break(rule, node, detail=name)
+            return
 
     def _raises(self, node: cst.CSTNode, exception: str) -> None:
         if self.uncertain or self.may_have_left or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
