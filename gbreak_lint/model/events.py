@@ -11,7 +11,7 @@ from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
-from .frame_values import FrameValues, assigned_names, constant_display, names_inner_scopes_read
+from .frame_values import FrameValues, assigned_names, constant_display, loaded_names, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
@@ -379,7 +379,7 @@ class FrameBuilder:
         "Attempted to read undefined local variable", no resume point) and the program raises
         UnboundLocalError eagerly."""
         value = getattr(node, "value", None)
-        read = {n.value for n in find_all(value, (cst.Name,), skip=NESTED_SCOPES)} if value is not None else set()
+        read = set(loaded_names(value)) if value is not None else set()
         if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             read.add(node.target.value)
         rule = self.causes.rule_for_check(CauseCheck.DELETED_LOCAL_READ)

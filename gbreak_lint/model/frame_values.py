@@ -522,7 +522,31 @@ def free_names(scope: cst.CSTNode) -> frozenset[str]:
     else:
         own = {name for f in find_all(scope, (cst.CompFor,)) for name in target_names(f.target)}
         body = scope
-    return frozenset(n.value for n in find_all(body, (cst.Name,))) - own
+    return loaded_names(body, nested=True) - own
+
+
+def loaded_names(node: cst.CSTNode, nested: bool = False) -> frozenset[str]:
+    """Names `node` reads or binds as variables: not an attribute's name (`obj.y`), not a
+    keyword argument's (`f(y=1)`); inside nested functions and lambdas too when `nested`."""
+    found: set[str] = set()
+    _collect_names(node, found, nested)
+    return frozenset(found)
+
+
+def _collect_names(node: cst.CSTNode, found: set[str], nested: bool) -> None:
+    if isinstance(node, cst.Name):
+        found.add(node.value)
+        return
+    if isinstance(node, cst.Attribute):
+        _collect_names(node.value, found, nested)
+        return
+    if isinstance(node, cst.Arg):
+        _collect_names(node.value, found, nested)
+        return
+    if not nested and isinstance(node, NESTED_SCOPES):
+        return
+    for child in children(node):
+        _collect_names(child, found, nested)
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
