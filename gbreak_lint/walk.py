@@ -119,3 +119,9 @@ def _find(node: cst.CSTNode, kinds: frozenset, skip: frozenset, out: list) -> No
     if kind not in skip:
         for child in children(node):
             _find(child, kinds, skip, out)
+
+
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    """Every parameter a signature binds, `*args` and `**kwargs` included."""
+    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [*params.posonly_params, *params.params, *params.kwonly_params, *stars]

@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..model.tensors import target_names
 from ..registry import REWRITES
+from ..walk import all_params
 from . import dry_run, enclosing, positions_around, replace_with_statements
 
 MAX_UNROLL = 8
@@ -108,10 +109,7 @@ def _unique_name(module: cst.Module, base: str) -> str:
 
 
 def _params(fn: cst.FunctionDef):
-    p = fn.params
-    out = [*p.posonly_params, *p.params, *p.kwonly_params]
-    out += [x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)]
-    return out
+    return all_params(fn.params)
 
 
 def _contains(node, kinds) -> bool:

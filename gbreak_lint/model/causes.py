@@ -469,19 +469,18 @@ class CauseMatcher:
         there is met at the expression, the method then compiled alone)."""
         for receiver, name, other in _operator_calls(node):
             cls = self.b.resolver.class_of(receiver) if not self.b.scope.is_tensor(receiver) else None
-            fn = self._user_dunder(cls, name) if cls is not None else None
-            if fn is None and name == "__ne__" and cls is not None:
-                fn = self._user_dunder(cls, "__eq__")  # object.__ne__ calls __eq__
-            if fn is None or cls is None:
+            if cls is None:
+                continue
+            fn = self.env.project.method(cls, name)  # the class's own or inherited one
+            if fn is None and name == "__ne__":
+                fn = self.env.project.method(cls, "__eq__")  # object.__ne__ calls __eq__
+            if fn is None:
                 continue
             operands = {p.name for p in fn.params[1:2]} if other is not None and self.b.scope.is_tensor(other) else set()
             key = FrameKey(fn.qualname, frozenset(operands), self_class=cls.qualname,
                            tensor_attributes=self.tensor_attributes_of(receiver))
             self.env.frame(key)
             self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.INLINE)
-
-    def _user_dunder(self, cls, name: str) -> FunctionInfo | None:
-        return self.env.project.method(cls, name)  # a project class's own or inherited one
 
     def _passed_to_constructor(self, func: cst.BaseExpression) -> bool:
         """`self.lin` set from a constructor parameter (`Wrapper(lin)`): an object the class

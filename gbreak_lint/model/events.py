@@ -315,7 +315,6 @@ class FrameBuilder:
             steps_passed = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.iter" \
                 and bool(value.args) and self.causes.passed_iterator(value.args[0].value)
             (self.passed_iterators.add if steps_passed else self.passed_iterators.discard)(target.value)
-        if isinstance(target, cst.Name):
             if isinstance(value, cst.Lambda):
                 self.lambdas[target.value] = value
             else:
@@ -340,14 +339,15 @@ class FrameBuilder:
         handler for (measured 2.13: GB0082, the frame is skipped)."""
         for item in find_all(node.target, (cst.Subscript,)):
             self._item_dunder(item, "__delitem__", BreakKind.INSTRUCTION)
-        rule = self.causes.rule_for_check(CauseCheck.DELETED_CELL)
-        if rule is None or not self.causes.check_enabled(CauseCheck.DELETED_CELL):
+        names = list(target_names(node.target))
+        if not names:
             return
         body = self.function.node.body
         cells = declared_outer(body) | (self.own_variables() & names_inner_scopes_read(body))
-        for name in target_names(node.target):
+        for name in names:
             if name in cells:
-                self.emit_break(rule, node, detail=f"del {name}")
+                if self.causes.check_enabled(CauseCheck.DELETED_CELL):
+                    self.emit_break(self.causes.rule_for_check(CauseCheck.DELETED_CELL), node, detail=f"del {name}")
                 return
             if not self.uncertain:  # a plain local (DELETE_FAST): unbound until assigned again
                 self.deleted_locals.add(name)
@@ -382,12 +382,12 @@ class FrameBuilder:
         read = set(loaded_names(value)) if value is not None else set()
         if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             read.add(node.target.value)
-        rule = self.causes.rule_for_check(CauseCheck.DELETED_LOCAL_READ)
-        for name in sorted(read & self.deleted_locals):
-            self.deleted_locals.discard(name)
-            if rule is not None and self.causes.check_enabled(CauseCheck.DELETED_LOCAL_READ):
-                self.emit_break(rule, node, detail=name)
+        hit = sorted(read & self.deleted_locals)
+        if not hit:
             return
+        self.deleted_locals.discard(hit[0])  # the trace stops at the first such load
+        if self.causes.check_enabled(CauseCheck.DELETED_LOCAL_READ):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.DELETED_LOCAL_READ), node, detail=hit[0])
 
     def _raises(self, node: cst.CSTNode, exception: str) -> None:
         if self.uncertain or self.may_have_left or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
@@ -865,13 +865,7 @@ class FrameBuilder:
     def _mutates_outside(self, node: cst.BaseSmallStatement) -> bool:
         """A statement of a generator Dynamo rebuilds that changes an object it did not make
         (a parameter's item or attribute, a nonlocal): measured 2.13, GB8335."""
-        if not self.causes.check_enabled(CauseCheck.GENERATOR_MUTATION) or not isinstance(self.source, FunctionInfo):
-            return False
-        fn = self.source
-        declared = self.env.node_memo("declared_outer", fn.node, lambda: declared_outer(fn.node.body))
-        made = self.env.node_memo("made_locals", fn.node, lambda: frozenset(
-            assigned_names(fn.node.body) - {p.name for p in fn.params}) - declared)
-        return outer_write(node, made, declared, self.env.knowledge.container_mutators)
+        return self.causes.check_enabled(CauseCheck.GENERATOR_MUTATION) and self._outer_write(node, owns_parameters=False)
 
     def escaping_generator(self, call: cst.Call) -> int | None:
         """How many yields this frame takes from the generator a call makes, when the frame
@@ -882,12 +876,21 @@ class FrameBuilder:
 
     def _writes_outside(self, node: cst.BaseSmallStatement) -> bool:
         """A statement of a traced hook changing state the hook does not own (side_effects.py)."""
-        if not self.causes.check_enabled(CauseCheck.HOOK_SIDE_EFFECT) or not isinstance(self.source, FunctionInfo):
+        return self.causes.check_enabled(CauseCheck.HOOK_SIDE_EFFECT) and self._outer_write(node, owns_parameters=True)
+
+    def _outer_write(self, node: cst.BaseSmallStatement, owns_parameters: bool) -> bool:
+        """Does the statement write state the function does not own: `global`/`nonlocal` names,
+        items and attributes of objects it did not make (its parameters' too, unless it owns them)?"""
+        if not isinstance(self.source, FunctionInfo):
             return False
         fn = self.source
         declared = self.env.node_memo("declared_outer", fn.node, lambda: declared_outer(fn.node.body))
-        local = self.env.node_memo("hook_locals", fn.node, lambda: frozenset(
-            assigned_names(fn.node.body) | {p.name for p in fn.params}) - declared)
+        params = {p.name for p in fn.params}
+
+        def owned() -> frozenset[str]:
+            made = assigned_names(fn.node.body)
+            return frozenset((made | params if owns_parameters else made - params) - declared)
+        local = self.env.node_memo(f"owned_names:{owns_parameters}", fn.node, owned)
         return outer_write(node, local, declared, self.env.knowledge.container_mutators)
 
     def _returns_data_scalar(self, call: cst.Call) -> bool:

@@ -15,7 +15,7 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
-from ..walk import NESTED_SCOPES, children, find_all
+from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
@@ -515,7 +515,7 @@ def free_names(scope: cst.CSTNode) -> frozenset[str]:
     """Names a function, lambda or comprehension (or the scopes nested in it) reads and does
     not bind itself: its globals, builtins and closure cells."""
     if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
-        own = {p.name.value for p in _all_params(scope.params)}
+        own = {p.name.value for p in all_params(scope.params)}
         if isinstance(scope, cst.FunctionDef):
             own |= assigned_names(scope.body)
         body: cst.CSTNode = scope.body
@@ -547,11 +547,6 @@ def _collect_names(node: cst.CSTNode, found: set[str], nested: bool) -> None:
         return
     for child in children(node):
         _collect_names(child, found, nested)
-
-
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return [*params.posonly_params, *params.params, *params.kwonly_params, *stars]
 
 
 def binding_counts(node: cst.CSTNode) -> dict[str, int]:

@@ -8,6 +8,7 @@ import libcst as cst
 from ..diagnostics import Span
 from ..index.symbols import FunctionInfo
 from ..vocab import EventKind, BlockKind, CallMode, BreakKind
+from ..walk import all_params
 
 
 @dataclass(frozen=True)
@@ -136,9 +137,7 @@ class LambdaBody:
 
     @property
     def parameters(self) -> frozenset[str]:
-        params = self.node.params
-        stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-        return frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params, *stars))
+        return frozenset(p.name.value for p in all_params(self.node.params))
 
     @property
     def tensor_parameters(self) -> frozenset[str]:
