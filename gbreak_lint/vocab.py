@@ -107,6 +107,7 @@ class CauseCheck(Vocab):
     GENERATOR_MUTATION = "generator_mutation"  # a write to outside state in a generator Dynamo rebuilds
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler
     DELETED_LOCAL_READ = "deleted_local_read"  # reading a local after `del` of it (GB0011)
+    CLASS_REASSIGN = "class_reassign"  # `obj.__class__ = C` on a user-defined object (GB4271)
 
 
 class Fate(Vocab):

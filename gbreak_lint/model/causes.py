@@ -397,6 +397,10 @@ class CauseMatcher:
         if value is not None and self._buffer_alias(target, value):
             self.b.emit_break(self.rule_for_check(CauseCheck.BUFFER_REASSIGN), target)
             return
+        if target.attr.value == "__class__" and not self.b.scope.is_tensor(target.value) \
+                and self.check_enabled(CauseCheck.CLASS_REASSIGN):
+            self.b.emit_break(self.rule_for_check(CauseCheck.CLASS_REASSIGN), target)
+            return
         for rule in self.env.attribute_assigns.get(target.attr.value, ()):
             # the trigger names tensor attributes (`.requires_grad`): a receiver nothing else
             # is known about (`h = values[:, None]` of a forwarded kwarg, a parameter) is a tensor
