@@ -459,9 +459,14 @@ class FrameBuilder:
             self.block(node.orelse.body)
 
     def stmt_For(self, node: cst.For) -> None:
-        self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
-        self.expr(node.iter)  # iterating a generator runs its body inside the loop
-        self.ctx.pop()
+        # The iterable is evaluated once, before the loop: a break there is not in the loop
+        # (Dynamo finds no back-edge after it). A generator's body runs at each FOR_ITER: in it.
+        in_loop = self._runs_generator(node.iter)
+        if in_loop:
+            self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
+        self.expr(node.iter)
+        if in_loop:
+            self.ctx.pop()
         self._iterates_passed_iterator(node.iter)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
         self.rebound.update(target_names(node.target))
@@ -474,6 +479,17 @@ class FrameBuilder:
             self.block(node.orelse.body)
         if unrolled is not None:
             self.values.restore(unrolled)
+
+    def _runs_generator(self, iterable: cst.BaseExpression) -> bool:
+        """Does iterating `iterable` run a generator's body (a generator expression, a call of
+        a generator function, directly or inside `enumerate(...)` / `zip(...)`)?"""
+        for node in find_all(iterable, (cst.GeneratorExp, cst.Call), skip=NESTED_SCOPES):
+            if isinstance(node, cst.GeneratorExp):
+                return True
+            target = self.resolver.resolve(node.func)
+            if target is not None and target.function.is_generator:
+                return True
+        return False
 
     def loop_body(self, node, body) -> None:
         start = len(self.events)
