@@ -108,6 +108,7 @@ class CauseCheck(Vocab):
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler
     DELETED_LOCAL_READ = "deleted_local_read"  # reading a local after `del` of it (GB0011)
     CLASS_REASSIGN = "class_reassign"  # `obj.__class__ = C` on a user-defined object (GB4271)
+    UNSIZED_ONE_HOT = "unsized_one_hot"  # `F.one_hot(t)` without a class count (GB0246)
 
 
 class Fate(Vocab):

@@ -103,6 +103,10 @@ class CauseMatcher:
         if self._dynamic_shape_form(node, qual) and self.check_enabled(CauseCheck.DYNAMIC_SHAPE_INDEX):
             b.emit_break(self.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
             return
+        if qual in self.k.unsized_one_hot and _class_count_left_to_data(node) \
+                and self.check_enabled(CauseCheck.UNSIZED_ONE_HOT):
+            b.emit_break(self.rule_for_check(CauseCheck.UNSIZED_ONE_HOT), node)
+            return
         if self._requires_grad_factory(node, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
             b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
             return
@@ -1229,6 +1233,17 @@ class CauseMatcher:
         return self.env.node_memo("yield_in_try", target.function.node, lambda: any(
             t.handlers and find_all(t.body, (cst.Yield,), skip=NESTED_SCOPES)
             for t in find_all(body, (cst.Try,), skip=NESTED_SCOPES)))
+
+
+def _class_count_left_to_data(node: cst.Call) -> bool:
+    """`one_hot(t)` or `one_hot(t, -1)`: Dynamo's check counts the arguments as spelled."""
+    if len(node.args) == 1:
+        return not node.args[0].star
+    if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+        return False
+    count = node.args[1].value
+    return isinstance(count, cst.UnaryOperation) and isinstance(count.operator, cst.Minus) \
+        and isinstance(count.expression, cst.Integer) and count.expression.value == "1"
 
 
 # `pkg.fn = torch.compiler.disable(pkg.fn)`: an attribute assigned a disable(...) call

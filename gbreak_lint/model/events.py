@@ -481,10 +481,12 @@ class FrameBuilder:
             self.values.restore(unrolled)
 
     def _runs_generator(self, iterable: cst.BaseExpression) -> bool:
-        """Does iterating `iterable` run a generator's body (a generator expression, a call of
-        a generator function, directly or inside `enumerate(...)` / `zip(...)`)?"""
+        """Does iterating `iterable` run code at each step: a generator's body (a generator
+        expression, a call of a generator function, directly or inside `enumerate(...)` /
+        `zip(...)`), the function given to `map` / `filter`?"""
         for node in find_all(iterable, (cst.GeneratorExp, cst.Call), skip=NESTED_SCOPES):
-            if isinstance(node, cst.GeneratorExp):
+            lazy = self.env.knowledge.lazy_calling_iterators
+            if isinstance(node, cst.GeneratorExp) or self.resolver.qualify(node.func) in lazy:
                 return True
             target = self.resolver.resolve(node.func)
             if target is not None and target.function.is_generator:
