@@ -17,6 +17,7 @@ from ..walk import walk
 
 MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
 REORDERABLE = "reorderable:"  # config flag prefix: a logging function Dynamo may reorder
+REORDERABLE_CONFIG = "reorderable_logging_functions"
 
 
 @dataclass(frozen=True)
@@ -210,9 +211,14 @@ class _EntryFinder(cst.CSTVisitor):
                 self._config_assign(t, value, node)
 
     def _config_assign(self, target, value, node) -> None:
-        if not isinstance(target, cst.Attribute) or not isinstance(value, cst.Name):
+        if not isinstance(target, cst.Attribute):
             return
         qual = self.qualify(target.value)
+        if qual in self.k.config_prefixes and target.attr.value == REORDERABLE_CONFIG:
+            self._reorderable_set(value, node)  # `config.reorderable_logging_functions = {print}`
+            return
+        if not isinstance(value, cst.Name):
+            return
         if qual in self.k.config_prefixes and target.attr.value in self.k.config_flags \
                 and value.value in ("True", "False"):
             self.configs.append(ConfigSet(target.attr.value, value.value == "True",
@@ -259,17 +265,28 @@ class _EntryFinder(cst.CSTVisitor):
         if self.qualify(node.func) not in self.k.config_patch:
             return
         for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == REORDERABLE_CONFIG:
+                self._reorderable_set(arg.value, node)  # `patch(reorderable_logging_functions={print})`
             if arg.keyword is not None and arg.keyword.value in self.k.config_flags \
                     and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
                 self.configs.append(ConfigSet(arg.keyword.value, arg.value.value == "True",
                                               self.module.path, self.line(node)))
+
+    def _reorderable_set(self, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """The functions a set (or list, tuple) display names become reorderable."""
+        if not isinstance(value, (cst.Set, cst.List, cst.Tuple)):
+            return
+        for element in value.elements:
+            target = self.qualify(element.value)
+            if target:
+                self.configs.append(ConfigSet(f"{REORDERABLE}{target}", True, self.module.path, self.line(node)))
 
     def _reorderable(self, node: cst.Call) -> None:
         """`torch._dynamo.config.reorderable_logging_functions.add(print)`: print stops breaking."""
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "add" and node.args
                 and isinstance(func.value, cst.Attribute)
-                and func.value.attr.value == "reorderable_logging_functions"
+                and func.value.attr.value == REORDERABLE_CONFIG
                 and self.qualify(func.value.value) in self.k.config_prefixes):
             return
         target = self.qualify(node.args[0].value)

@@ -199,6 +199,8 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
     if isinstance(value, cst.Name) and depth < 4:
         bound = local_values.get(value.value, module.values.get(value.value))
         return _made_shape(project, knowledge, module, bound, local_values, depth + 1) if bound is not None else None
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        value = value.expression  # `-torch.ones(3, 4)`: the same size
     if not isinstance(value, cst.Call):
         return None
     return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories)
@@ -224,6 +226,11 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     code."""
     if isinstance(value, cst.Name) and value.value in module.values and depth < 4:
         return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        value = value.expression  # `-torch.ones(3)`
+    if isinstance(value, cst.BinaryOperation):  # `torch.randn(3) * 2`: a torch call on either side
+        return any(isinstance(side, cst.Call) and _is_tensor_expr(project, knowledge, module, side, depth + 1)
+                   for side in (value.left, value.right))
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
             and project.qualify(value.func, module) is None:
         value = value.func.value  # `torch.randn(2).half()`

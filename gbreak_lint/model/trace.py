@@ -111,6 +111,10 @@ class Tracer:
         self.values_seen: dict[str, set] = {}  # code object -> Python values it was compiled for
         self.dynamic_numbers: set[tuple] = set()  # (code object, values but numbers) recompiled as symbols
         self.strict_call = False  # the program runs the entry inside error_on_graph_break(True)
+        # retracing because a tensor argument's size changed: Dynamo guards on a tensor's size
+        # only once the trace uses it (inputs are wrapped lazily), so a compilation whose graph
+        # before its break is empty is found in the cache instead (measured 2.13)
+        self.shapes_only = False
 
     # -- top-level frames ------------------------------------------------------------
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
@@ -141,12 +145,17 @@ class Tracer:
                 seen.add(key.instance)
                 self.values_seen[key.qualname].add(values)
                 self._retrace(key, chain, entry, strict_entry)
-            elif values not in self.values_seen[key.qualname]:
+            elif not any(_same_guards(v, values) for v in self.values_seen[key.qualname]):
                 # Dynamo guards on the Python values it specialised on: other values recompile
+                shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[key.qualname])
                 self.values_seen[key.qualname].add(values)
                 if self._numbers_dynamic(key, values):
                     return
-                self._retrace(key, chain, entry, strict_entry)
+                self.shapes_only = shapes_only
+                try:
+                    self._retrace(key, chain, entry, strict_entry)
+                finally:
+                    self.shapes_only = False
             return
         self.compiled[key.qualname] = {key.instance}
         self.values_seen[key.qualname] = {values}
@@ -166,7 +175,7 @@ class Tracer:
 
     def _numbers_dynamic(self, key: FrameKey, values: tuple) -> bool:
         """Automatic dynamic shapes (measured 2.13): a recompile because an int or float
-        argument changed compiles it as a symbol, which later values then reuse; `f(1)`,
+        argument (or a tensor argument's size) changed compiles it as a symbol, which later values then reuse; `f(1)`,
         `f(2)`, `f(3)` compile twice. True when the values differ from ones compiled before
         only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
         in a recursion) is guarded by value: each value compiles."""
@@ -191,7 +200,7 @@ class Tracer:
         fn = self.env.project.function(key.qualname)
         params = {p.name for p in fn.params} if fn is not None else set()
         passed = tuple(kv for kv in key.bindings if kv[0] in params)
-        return consts, key.attributes, key.training, key.cells, passed
+        return consts, key.attributes, key.training, key.cells, passed, key.shapes
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global
@@ -278,7 +287,7 @@ class Tracer:
                 continue
             if not_taken or len(self.worlds) >= MAX_SPLIT_RUNS or not any(e.condition for _, e in path):
                 return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
-                                          entry, strict_entry)
+                                          entry, strict_entry, cached=self.shapes_only and not ops)
             # the break lies behind a condition the source does not decide: where it holds, the
             # frame resumes after it (or stops); where it does not, the same compilation goes on.
             # The two are different runs: what one compiled, the other compiles again.
@@ -344,8 +353,10 @@ class Tracer:
         return _Inlined(ops)
 
     # -- handling a break ------------------------------------------------------------
-    def _handle_break(self, info, i, ev, path, ops, block_ops, is_resume, chain, entry, strict_entry):
-        """`path`: (frame, event) from this frame's break point down to the break site."""
+    def _handle_break(self, info, i, ev, path, ops, block_ops, is_resume, chain, entry, strict_entry,
+                      cached: bool = False):
+        """`path`: (frame, event) from this frame's break point down to the break site;
+        `cached`: this compilation is a cache hit, its break is not traced again."""
         site_frame, site_event = path[-1]
         site_chain = chain + tuple(_link(f, e) for f, e in path)
         callers = chain + (_link(info, ev),)  # for frames this break hands to Dynamo
@@ -365,7 +376,7 @@ class Tracer:
         # id: a hard error met again (`outer(f)` then `outer(g)` under fullgraph) counts once
         known = self.sites.get((site_frame.path, site_event.span.line, site_event.gb_code or site_event.rule))
         again = hard and known is not None and HARD_ERROR in known.outcomes
-        hits = 0 if again else 1 if hard or level else site_event.hits
+        hits = 0 if again or cached else 1 if hard or level else site_event.hits
         if not hard and known is not None and known.retry_pending:
             hits, known.retry_pending = max(0, hits - 1), False
         site = self._hit(site_frame, site_event, site_chain, entry, hits=hits)
@@ -373,7 +384,8 @@ class Tracer:
             site.retry_pending = True
             site.outcomes.add(HARD_ERROR)
             self._outcome_code(site, "strict")
-            reason = StrictReason.HIGHER_ORDER_OP if ev.mode == CallMode.STRICT_HOP else strict
+            reason = StrictReason.HIGHER_ORDER_OP if strict is None or ev.mode == CallMode.STRICT_HOP \
+                else StrictReason(strict)
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
             return None
         if level:  # resumed inside the chain: frames below that level run eagerly, compiled alone
@@ -405,8 +417,8 @@ class Tracer:
             self._outcome_code(site, "partial")
         if blame.kind == BlockKind.GENERATOR:
             self._generator_not_rebuilt(info, ev, chain, entry, outcome)
-        known = self.frames.get((info.qualname, outcome))
-        if known is None or (known.site.condition and not site.condition):  # unconditional outcomes win
+        seen = self.frames.get((info.qualname, outcome))
+        if seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
             self.frames[(info.qualname, outcome)] = FrameOutcome(
                 info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None)
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
@@ -641,8 +653,19 @@ def _outer_block(ev: Event) -> tuple[str, int] | None:
     return (outer.kind, outer.line) if outer else None
 
 
+def _same_guards(seen: tuple, values: tuple) -> bool:
+    """Guarded values that pass the guards of `seen`: the same, but for tensor sizes known in
+    only one of them (a size the source does not tell is not a difference)."""
+    if seen[:-1] != values[:-1]:
+        return False
+    before, now = dict(seen[-1]), dict(values[-1])
+    return all(before[name] == now[name] for name in before.keys() & now.keys())
+
+
 def _without_numbers(values: tuple) -> tuple:
-    """Guarded values with int and float arguments blanked (bools and the rest kept)."""
-    consts, *rest = values
+    """Guarded values with int and float arguments and the sizes of tensor arguments blanked
+    (bools, ranks and the rest kept): a tensor of another shape recompiles once, with the
+    sizes that changed as symbols (automatic dynamic shapes, measured 2.13)."""
+    consts, *rest, shapes = values
     return (tuple((name, "<number>") if isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
-                  else (name, c) for name, c in consts), *rest)
+                  else (name, c) for name, c in consts), *rest, tuple((name, len(s)) for name, s in shapes))
