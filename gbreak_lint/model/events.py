@@ -54,6 +54,10 @@ class FrameBuilder:
                                  returns_object=self._returns_object, self_tensors=key.tensor_attributes,
                                  free_tensor=self._free_tensor, returns_data_scalar=self._returns_data_scalar)
         self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
+        if isinstance(source, FunctionInfo):  # `mask: torch.BoolTensor | None`
+            marks = env.knowledge.bool_tensor_annotations
+            self.scope.bool_tensors.update(p.name for p in source.params if p.name in key.tensor_params
+                                           and p.annotation and any(m in p.annotation for m in marks))
         self.causes = CauseMatcher(env, self)
         self.values = FrameValues(env.project, env.knowledge, module, function, key, self.resolver.cls,
                                   self.scope, self.resolver.qualify, env.compile_time,

@@ -74,7 +74,11 @@ class TensorScope:
                 expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
             return self.is_bool_tensor(expr.left) or self.is_bool_tensor(expr.right)
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            return expr.func.attr.value == "bool" and self.is_tensor(expr.func.value)
+            method, receiver = expr.func.attr.value, expr.func.value
+            if method == "bool":
+                return self.is_tensor(receiver)
+            return method in self.k.dtype_keeping_methods and _keeps_dtype(method, expr) \
+                and self.is_bool_tensor(receiver)
         return False
 
     def is_numpy(self, expr: cst.BaseExpression) -> bool:
@@ -253,3 +257,14 @@ def target_names(target: cst.BaseExpression) -> list[str]:
 
 # methods that hand back one of a container's items
 _ITEM_TAKING_METHODS = frozenset({"pop", "get", "__getitem__"})
+
+
+def _keeps_dtype(method: str, call: cst.Call) -> bool:
+    """`.to(x.device)` / `.to("cpu")` keep the dtype; `.to(torch.float)` does not."""
+    if method != "to":
+        return True
+    if len(call.args) != 1 or call.args[0].keyword is not None:
+        return False
+    arg = call.args[0].value
+    return isinstance(arg, cst.SimpleString) or (isinstance(arg, cst.Attribute) and arg.attr.value == "device") \
+        or (isinstance(arg, cst.Name) and "device" in arg.value)
