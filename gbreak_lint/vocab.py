@@ -45,6 +45,7 @@ class BlockKind(Vocab):
     ITERATOR = "iterator"  # a comprehension run from eager code: its real iterator cannot be wrapped
     UNINITIALIZED = "uninitialized"  # a module constructor compiled alone meets `self` not yet initialized
     INSTRUCTION = "instruction"  # a break at an instruction Dynamo cannot resume after (not a call)
+    OPERATOR = "operator"  # a break inside a user object's operator method (`a + b`)
 
 
 class BreakKind(Vocab):
@@ -76,6 +77,9 @@ class CallMode(Vocab):
     ATTRIBUTE = "attribute"  # a property getter
     ATTRIBUTE_DUNDER = "attribute_dunder"  # __getattr__
     DUNDER = "dunder"  # __setattr__ / a property setter
+    # `a + b`, `-a` on a user object: its method runs under BINARY_OP / UNARY_*, instructions
+    # Dynamo cannot resume after (only calls, comparisons and subscripts can)
+    OPERATOR = "operator"
 
 
 class CauseCheck(Vocab):

@@ -488,7 +488,8 @@ class CauseMatcher:
             key = FrameKey(fn.qualname, frozenset(operands), self_class=cls.qualname,
                            tensor_attributes=self.tensor_attributes_of(receiver))
             self.env.frame(key)
-            self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.INLINE)
+            mode = CallMode.OPERATOR if isinstance(node, cst.BinaryOperation) else CallMode.INLINE
+            self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
     def _passed_to_constructor(self, func: cst.BaseExpression) -> bool:
         """`self.lin` set from a constructor parameter (`Wrapper(lin)`): an object the class

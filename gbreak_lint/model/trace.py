@@ -25,7 +25,7 @@ MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is
 MAX_SPLIT_RUNS = 1
 # Calls Dynamo inlines with nested graph breaks allowed (inline_user_function_return with
 # allow_nested_graph_breaks=True: user functions, methods, properties, module calls).
-NESTING_CALLS = frozenset({CallMode.INLINE, CallMode.COMPREHENSION, CallMode.ATTRIBUTE})
+NESTING_CALLS = frozenset({CallMode.INLINE, CallMode.COMPREHENSION, CallMode.ATTRIBUTE, CallMode.OPERATOR})
 # Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
 # strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
 # a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
@@ -523,6 +523,9 @@ class Tracer:
             return Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None
         if ev.mode in (CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER):  # a break under LOAD_ATTR cannot resume
             return Fate.UNRESUMABLE, Ctx(BlockKind.ATTRIBUTE, ev.line), _outer_block(ev)
+        if ev.mode == CallMode.OPERATOR and ev.target is not None:  # nor one under BINARY_OP
+            method = ".".join(ev.target.qualname.split(".")[-2:])
+            return Fate.UNRESUMABLE, Ctx(BlockKind.OPERATOR, ev.line, method), _outer_block(ev)
         return Fate.RESUMED, None, None
 
     def _strictness(self, info, path, strict_entry) -> str | None:
