@@ -113,6 +113,7 @@ class CauseCheck(Vocab):
     DELETED_LOCAL_READ = "deleted_local_read"  # reading a local after `del` of it (GB0011)
     CLASS_REASSIGN = "class_reassign"  # `obj.__class__ = C` on a user-defined object (GB4271)
     UNSIZED_ONE_HOT = "unsized_one_hot"  # `F.one_hot(t)` without a class count (GB0246)
+    NEW_GLOBAL_READ = "new_global_read"  # reading a global the frame itself created (GB0354)
 
 
 class Fate(Vocab):

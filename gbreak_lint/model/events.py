@@ -1,6 +1,7 @@
 """A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
@@ -85,6 +86,7 @@ class FrameBuilder:
         self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
+        self.new_globals: set[str] = set()  # globals this frame stored that did not exist before it
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
@@ -226,6 +228,8 @@ class FrameBuilder:
         self._raises_on_known_values(node)
         if self.deleted_locals:
             self._reads_deleted(node)
+        if self.new_globals:
+            self._reads_new_global(node)
         self._small(node)
         if self.key.skip_yields:
             self.yields_seen += len(find_all(node, (cst.Yield,), skip=NESTED_SCOPES))
@@ -306,6 +310,8 @@ class FrameBuilder:
         self.resolver.remember(target, value)
         self.rebound.update(target_names(target))
         self.deleted_locals.difference_update(target_names(target))
+        if isinstance(target, cst.Name) and target.value in self._fresh_globals():
+            self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             if isinstance(value, cst.Call):
@@ -382,16 +388,34 @@ class FrameBuilder:
         """Reading a local after `del` of it: Dynamo stops at the load (measured 2.13: GB0011,
         "Attempted to read undefined local variable", no resume point) and the program raises
         UnboundLocalError eagerly."""
-        value = getattr(node, "value", None)
-        read = set(loaded_names(value)) if value is not None else set()
-        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            read.add(node.target.value)
-        hit = sorted(read & self.deleted_locals)
+        hit = sorted(_statement_reads(node) & self.deleted_locals)
         if not hit:
             return
         self.deleted_locals.discard(hit[0])  # the trace stops at the first such load
         if self.causes.check_enabled(CauseCheck.DELETED_LOCAL_READ):
             self.emit_break(self.causes.rule_for_check(CauseCheck.DELETED_LOCAL_READ), node, detail=hit[0])
+
+    def _reads_new_global(self, node: cst.BaseSmallStatement) -> None:
+        """Reading a global this frame stored that existed nowhere before: Dynamo defers the
+        store and finds the name neither in the frame's globals nor in its builtins (GB0354,
+        measured 2.13), at a load it cannot resume after."""
+        hit = sorted(_statement_reads(node) & self.new_globals)
+        if not hit:
+            return
+        self.new_globals.discard(hit[0])  # the trace stops at the first such load
+        if self.causes.check_enabled(CauseCheck.NEW_GLOBAL_READ):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.NEW_GLOBAL_READ), node, detail=hit[0])
+
+    def _fresh_globals(self) -> frozenset[str]:
+        """Names this function declares `global` that no module-level statement binds and no
+        other function of the module declares `global` (which could create it first)."""
+        module = self.module
+        return self.env.node_memo("fresh_globals", self.function.node, lambda: frozenset(
+            name for name in declared_outer(self.function.node.body, (cst.Global,))
+            if not module.star_imports and not _bound_in_module(module, name)
+            and not any(other.node is not self.function.node
+                        and name in declared_outer(other.node.body, (cst.Global,))
+                        for other in module.functions.values())))
 
     def _raises(self, node: cst.CSTNode, exception: str) -> None:
         if self.uncertain or self.may_have_left or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
@@ -1015,6 +1039,20 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
             comp_for = comp_for.inner_for_in
         return {name for part in parts for name in _own_names(part)} - targets
     return _own_names(node)
+
+
+def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
+    """Names a small statement loads (its value's, and an augmented assignment's target)."""
+    value = getattr(node, "value", None)
+    read = set(loaded_names(value)) if value is not None else set()
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+        read.add(node.target.value)
+    return read
+
+
+def _bound_in_module(module, name: str) -> bool:
+    return name in module.values or name in module.top_level or name in module.imports \
+        or name in module.module_imports or name in dir(builtins)
 
 
 def _own_names(node: cst.CSTNode) -> set[str]:
