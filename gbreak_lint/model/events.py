@@ -272,9 +272,9 @@ class FrameBuilder:
                 self._failing_assert(node)
                 return
             # Dynamo rewrites `assert cond` and `assert cond, "text"` into torch._assert (no
-            # break, measured 2.13); with any other message it jumps on the condition's truth
-            if node.msg is not None and not isinstance(node.msg, (cst.SimpleString, cst.FormattedString,
-                                                                  cst.ConcatenatedString)):
+            # break, measured 2.13): the message must be one LOAD_CONST; with any other message
+            # (an f-string with a placeholder, a variable) it jumps on the condition's truth
+            if node.msg is not None and not _constant_string(node.msg):
                 self.truthiness(node.test)
 
     def _reads_default(self, expr: cst.BaseExpression) -> bool:
@@ -1039,6 +1039,18 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
             comp_for = comp_for.inner_for_in
         return {name for part in parts for name in _own_names(part)} - targets
     return _own_names(node)
+
+
+def _constant_string(expr: cst.BaseExpression) -> bool:
+    """A string the compiler folds into one constant: plain, an f-string without placeholders,
+    an implicit concatenation of those."""
+    if isinstance(expr, cst.SimpleString):
+        return True
+    if isinstance(expr, cst.FormattedString):
+        return not any(isinstance(part, cst.FormattedStringExpression) for part in expr.parts)
+    if isinstance(expr, cst.ConcatenatedString):
+        return _constant_string(expr.left) and _constant_string(expr.right)
+    return False
 
 
 def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
