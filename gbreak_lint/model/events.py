@@ -563,7 +563,9 @@ class FrameBuilder:
             return True
         return False
 
-    def stmt_With(self, node: cst.With) -> None:
+    def stmt_With(self, node: cst.With) -> bool:
+        """True when the body always ends the frame (a `return` in it: what follows the block
+        is not reached on that path)."""
         pushed = 0
         for item in node.items:
             self.expr(item.item)
@@ -578,11 +580,12 @@ class FrameBuilder:
             if item.asname is not None:
                 self.scope.assign(item.asname.name, None, tensor=False)
                 self.values.assign(item.asname.name, None)
-        self.block(node.body)
+        ends = self.block(node.body)
         for item, ctx in zip(reversed(node.items[:pushed]), reversed(self.ctx[len(self.ctx) - pushed:])):
             if ctx.kind == BlockKind.WITH:
                 self.causes.context_method(item.item, "__exit__")
         del self.ctx[len(self.ctx) - pushed:]
+        return ends
 
     def stmt_Match(self, node) -> None:
         self.expr(node.subject)

@@ -395,6 +395,13 @@ class Tracer:
                 self.compile_frame(point.target, site_chain[:len(chain) + level + 1], entry)
             return _Resume(i + 1, True)
         fate, blame, block_line = self._fate(ev, path[:1], site_event)
+        whole = self._stops_whole_trace(nested_call, hard, path, site_event, ops)
+        if whole:
+            # with nested graph breaks, entering an unsupported context manager in a callee is
+            # not a nested break: Dynamo restarts the whole trace up to a checkpoint of the
+            # compiled frame (the callee's ops count), when it has one, and the rest runs
+            # eagerly without compiling the callee again (measured 2.13)
+            fate, blame, block_line = Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), None
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
@@ -421,10 +428,14 @@ class Tracer:
         if seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
             self.frames[(info.qualname, outcome)] = FrameOutcome(
                 info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None)
-        first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i
+        first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i + 1 if whole else i
         because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
+
+    def _stops_whole_trace(self, nested_call: bool, hard: bool, path, site_event: Event, ops: int) -> bool:
+        return self.nested and nested_call and not hard and len(path) > 1 \
+            and site_event.break_kind == BreakKind.UNRESUMABLE and ops >= CHECKPOINT_MIN_OPS
 
     def _outcome_code(self, site: SiteRecord, outcome: str) -> None:
         """A break whose Dynamo code depends on how it ends (step_unsupported: "empty
@@ -612,6 +623,8 @@ def _nested_level(path, site_event: Event) -> int:
     decorated functions, methods, properties, `__call__`, partials, lambdas, closures and
     module calls nest; constructors and the calls inside a hooked module's `_call_impl` do not.
     """
+    if site_event.break_kind == BreakKind.UNRESUMABLE:
+        return 0  # entering an unsupported context manager is not a nested break at any depth
     level = 0
     for depth in range(1, len(path)):
         call = path[depth - 1][1]
