@@ -175,8 +175,8 @@ class Tracer:
 
     def _numbers_dynamic(self, key: FrameKey, values: tuple) -> bool:
         """Automatic dynamic shapes (measured 2.13): a recompile because an int or float
-        argument (or a tensor argument's size) changed compiles it as a symbol, which later values then reuse; `f(1)`,
-        `f(2)`, `f(3)` compile twice. True when the values differ from ones compiled before
+        argument (or a tensor argument's size) changed compiles it as a symbol, which later
+        values then reuse; `f(1)`, `f(2)`, `f(3)` compile twice. True when the values differ from ones compiled before
         only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
         in a recursion) is guarded by value: each value compiles."""
         qualname = key.qualname
@@ -434,6 +434,8 @@ class Tracer:
         return None
 
     def _stops_whole_trace(self, nested_call: bool, hard: bool, path, site_event: Event, ops: int) -> bool:
+        """With nested graph breaks on, a callee entering an unsupported context manager, with
+        a checkpoint possible in the compiled frame (ops of the callees before it count)."""
         return self.nested and nested_call and not hard and len(path) > 1 \
             and site_event.break_kind == BreakKind.UNRESUMABLE and ops >= CHECKPOINT_MIN_OPS
 
