@@ -388,23 +388,21 @@ class FrameBuilder:
         """Reading a local after `del` of it: Dynamo stops at the load (measured 2.13: GB0011,
         "Attempted to read undefined local variable", no resume point) and the program raises
         UnboundLocalError eagerly."""
-        hit = sorted(_statement_reads(node) & self.deleted_locals)
-        if not hit:
-            return
-        self.deleted_locals.discard(hit[0])  # the trace stops at the first such load
-        if self.causes.check_enabled(CauseCheck.DELETED_LOCAL_READ):
-            self.emit_break(self.causes.rule_for_check(CauseCheck.DELETED_LOCAL_READ), node, detail=hit[0])
+        self._reads_unloadable(node, self.deleted_locals, CauseCheck.DELETED_LOCAL_READ)
 
     def _reads_new_global(self, node: cst.BaseSmallStatement) -> None:
         """Reading a global this frame stored that existed nowhere before: Dynamo defers the
         store and finds the name neither in the frame's globals nor in its builtins (GB0354,
         measured 2.13), at a load it cannot resume after."""
-        hit = sorted(_statement_reads(node) & self.new_globals)
+        self._reads_unloadable(node, self.new_globals, CauseCheck.NEW_GLOBAL_READ)
+
+    def _reads_unloadable(self, node: cst.BaseSmallStatement, names: set[str], check: CauseCheck) -> None:
+        hit = sorted(_statement_reads(node) & names)
         if not hit:
             return
-        self.new_globals.discard(hit[0])  # the trace stops at the first such load
-        if self.causes.check_enabled(CauseCheck.NEW_GLOBAL_READ):
-            self.emit_break(self.causes.rule_for_check(CauseCheck.NEW_GLOBAL_READ), node, detail=hit[0])
+        names.discard(hit[0])  # the trace stops at the first such load
+        if self.causes.check_enabled(check):
+            self.emit_break(self.causes.rule_for_check(check), node, detail=hit[0])
 
     def _fresh_globals(self) -> frozenset[str]:
         """Names this function declares `global` that no module-level statement binds and no
