@@ -310,7 +310,7 @@ class FrameBuilder:
         self.resolver.remember(target, value)
         self.rebound.update(target_names(target))
         self.deleted_locals.difference_update(target_names(target))
-        if isinstance(target, cst.Name) and target.value in self._fresh_globals():
+        if isinstance(target, cst.Name) and "global" in self.parsed.text and target.value in self._fresh_globals():
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
