@@ -77,8 +77,8 @@ class CallMode(Vocab):
     ATTRIBUTE = "attribute"  # a property getter
     ATTRIBUTE_DUNDER = "attribute_dunder"  # __getattr__
     DUNDER = "dunder"  # __setattr__ / a property setter
-    # `a + b`, `-a` on a user object: its method runs under BINARY_OP / UNARY_*, instructions
-    # Dynamo cannot resume after (only calls, comparisons and subscripts can)
+    # `a + b` on a user object: its method runs under BINARY_OP, an instruction Dynamo cannot
+    # resume after (only calls, comparisons and subscripts can)
     OPERATOR = "operator"
 
 

@@ -199,8 +199,7 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
     if isinstance(value, cst.Name) and depth < 4:
         bound = local_values.get(value.value, module.values.get(value.value))
         return _made_shape(project, knowledge, module, bound, local_values, depth + 1) if bound is not None else None
-    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
-        value = value.expression  # `-torch.ones(3, 4)`: the same size
+    value = _signed_operand(value)  # `-torch.ones(3, 4)`: the same size
     if not isinstance(value, cst.Call):
         return None
     return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories)
@@ -220,14 +219,21 @@ def _passed_instance(project, knowledge, module, value, local_values: dict, call
     return Const(built_at_top(project, knowledge.dtype_names, cls, value, module))
 
 
+def _signed_operand(value):
+    """The operand of `-x`, `+x`, `~x` (a tensor's sign or bits: the same tensor's kind and
+    size); anything else as it is."""
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        return value.expression
+    return value
+
+
 def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     """A torch call (`torch.randn(...)`, `torch.tensor(...).half()`), a module-level name bound
     to one, or a name the program binds locally: tensors are what programs pass to compiled
     code."""
     if isinstance(value, cst.Name) and value.value in module.values and depth < 4:
         return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
-    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
-        value = value.expression  # `-torch.ones(3)`
+    value = _signed_operand(value)  # `-torch.ones(3)`
     if isinstance(value, cst.BinaryOperation):  # `torch.randn(3) * 2`: a torch call on either side
         return any(isinstance(side, cst.Call) and _is_tensor_expr(project, knowledge, module, side, depth + 1)
                    for side in (value.left, value.right))

@@ -310,7 +310,7 @@ class FrameBuilder:
         self.resolver.remember(target, value)
         self.rebound.update(target_names(target))
         self.deleted_locals.difference_update(target_names(target))
-        if isinstance(target, cst.Name) and "global" in self.parsed.text and target.value in self._fresh_globals():
+        if isinstance(target, cst.Name) and target.value in self._fresh_globals():
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
@@ -407,13 +407,19 @@ class FrameBuilder:
     def _fresh_globals(self) -> frozenset[str]:
         """Names this function declares `global` that no module-level statement binds and no
         other function of the module declares `global` (which could create it first)."""
-        module = self.module
-        return self.env.node_memo("fresh_globals", self.function.node, lambda: frozenset(
-            name for name in declared_outer(self.function.node.body, (cst.Global,))
-            if not module.star_imports and not _bound_in_module(module, name)
-            and not any(other.node is not self.function.node
-                        and name in declared_outer(other.node.body, (cst.Global,))
-                        for other in module.functions.values())))
+        if "global" not in self.parsed.text:  # most modules: no declaration to look for
+            return frozenset()
+        return self.env.node_memo("fresh_globals", self.function.node, self._find_fresh_globals)
+
+    def _find_fresh_globals(self) -> frozenset[str]:
+        module, own = self.module, self.function.node
+        declared = declared_outer(own.body, (cst.Global,))
+        if not declared or module.star_imports:
+            return frozenset()
+        elsewhere = set().union(*(declared_outer(fn.node.body, (cst.Global,))
+                                  for fn in module.functions.values() if fn.node is not own))
+        return frozenset(name for name in declared
+                         if name not in elsewhere and not _bound_in_module(module, name))
 
     def _raises(self, node: cst.CSTNode, exception: str) -> None:
         if self.uncertain or self.may_have_left or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
@@ -510,8 +516,8 @@ class FrameBuilder:
         """Does iterating `iterable` run code at each step: a generator's body (a generator
         expression, a call of a generator function, directly or inside `enumerate(...)` /
         `zip(...)`), the function given to `map` / `filter`?"""
+        lazy = self.env.knowledge.lazy_calling_iterators
         for node in find_all(iterable, (cst.GeneratorExp, cst.Call), skip=NESTED_SCOPES):
-            lazy = self.env.knowledge.lazy_calling_iterators
             if isinstance(node, cst.GeneratorExp) or self.resolver.qualify(node.func) in lazy:
                 return True
             target = self.resolver.resolve(node.func)
@@ -1063,9 +1069,13 @@ def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
     return read
 
 
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
 def _bound_in_module(module, name: str) -> bool:
+    """Bound by a module-level statement (or a builtin, which Dynamo finds in the frame's builtins)."""
     return name in module.values or name in module.top_level or name in module.imports \
-        or name in module.module_imports or name in dir(builtins)
+        or name in module.module_imports or name in _BUILTIN_NAMES
 
 
 def _own_names(node: cst.CSTNode) -> set[str]:

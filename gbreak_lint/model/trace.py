@@ -176,8 +176,8 @@ class Tracer:
     def _numbers_dynamic(self, key: FrameKey, values: tuple) -> bool:
         """Automatic dynamic shapes (measured 2.13): a recompile because an int or float
         argument (or a tensor argument's size) changed compiles it as a symbol, which later
-        values then reuse; `f(1)`, `f(2)`, `f(3)` compile twice. True when the values differ from ones compiled before
-        only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
+        values then reuse; `f(1)`, `f(2)`, `f(3)` compile twice. True when the values differ
+        from ones compiled before only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
         in a recursion) is guarded by value: each value compiles."""
         qualname = key.qualname
         info = self.env.frame(key)
