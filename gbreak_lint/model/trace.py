@@ -90,6 +90,9 @@ class _Resume:
 class _Inlined:
     ops: int
     chain: tuple[tuple[FrameInfo, Event], ...] = ()  # frames below the caller, down to the site
+    # for each frame of `chain`, the ops traced (from the inlined call on) by its last
+    # checkpoint: before the outermost try/with around its point, else at the point
+    checkpoints: tuple[int, ...] = ()
 
     @property
     def breaks(self) -> bool:
@@ -260,9 +263,9 @@ class Tracer:
             i += 1
             ev = events[i]
             inlined_ops = 0
+            checkpoints: tuple[int, ...] = ()
+            _enter_blocks(ev, ops, block_ops)
             for c in ev.ctx:
-                if c.kind != BlockKind.LOOP:
-                    block_ops.setdefault((c.kind, c.line), ops)
                 if c.kind == BlockKind.STRICT and c.strict is False:
                     self.relaxations.setdefault((info.path, c.line), False)
             if ev.kind == EventKind.OP:
@@ -279,6 +282,7 @@ class Tracer:
             if ev.kind == EventKind.CALL:
                 inlined = self._inline(ev, (), strict_entry, not_taken)
                 inlined_ops = inlined.ops
+                checkpoints = tuple(ops + c for c in inlined.checkpoints)
                 ops += inlined.ops
                 if not inlined.breaks:
                     continue
@@ -287,7 +291,7 @@ class Tracer:
                 continue
             if not_taken or len(self.worlds) >= MAX_SPLIT_RUNS or not any(e.condition for _, e in path):
                 return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
-                                          entry, strict_entry, cached=self.shapes_only and not ops)
+                                          entry, strict_entry, checkpoints, cached=self.shapes_only and not ops)
             # the break lies behind a condition the source does not decide: where it holds, the
             # frame resumes after it (or stops); where it does not, the same compilation goes on.
             # The two are different runs: what one compiled, the other compiles again.
@@ -295,7 +299,7 @@ class Tracer:
             self.worlds.append(_all_of(e.condition for _, e in path))  # what is reached there needs it
             try:
                 after = self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
-                                           entry, strict_entry)
+                                           entry, strict_entry, checkpoints)
                 if after is not None:  # compiled like any resume function: if it holds a tensor
                     self._resumes(info, replace(after, conditional=False), chain, entry, strict_entry)
             finally:
@@ -337,25 +341,29 @@ class Tracer:
         if info is None or info.key in stack or len(stack) > MAX_INLINE_DEPTH:
             return _Inlined(0)
         ops = 0
+        block_ops: dict[tuple, int] = {}
         for ev in info.events:
+            _enter_blocks(ev, ops, block_ops)
             if ev.kind == EventKind.OP:
                 ops += 1
             elif ev.kind == EventKind.BREAK and not self._captured(ev, strict_entry):
                 if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or _behind(ev.condition, not_taken) \
                         or ev.input_from >= 0:  # no break before it in this trace: not an input here
                     continue
-                return _Inlined(ops, ((info, ev),))
+                return _Inlined(ops, ((info, ev),), (block_ops.get(_outer_block(ev), ops),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
                 sub = self._inline(ev, stack + (info.key,), strict_entry, not_taken)
-                ops += sub.ops
+                before, ops = ops, ops + sub.ops
                 if sub.breaks:
-                    return _Inlined(ops, ((info, ev),) + sub.chain)
+                    return _Inlined(ops, ((info, ev),) + sub.chain, (block_ops.get(_outer_block(ev), before),)
+                                    + tuple(before + c for c in sub.checkpoints))
         return _Inlined(ops)
 
     # -- handling a break ------------------------------------------------------------
     def _handle_break(self, info, i, ev, path, ops, block_ops, is_resume, chain, entry, strict_entry,
-                      cached: bool = False):
+                      checkpoints=(), cached: bool = False):
         """`path`: (frame, event) from this frame's break point down to the break site;
+        `checkpoints`: the trace's ops at the last checkpoint of each frame of path[1:];
         `cached`: this compilation is a cache hit, its break is not traced again."""
         site_frame, site_event = path[-1]
         site_chain = chain + tuple(_link(f, e) for f, e in path)
@@ -370,6 +378,8 @@ class Tracer:
         hard = strict is not None or ev.mode == CallMode.STRICT_HOP
         nested_call = ev.kind == EventKind.CALL
         level = _nested_level(path, site_event) if self.nested and nested_call and not hard else 0
+        whole = _checkpoint_depth(path, site_event, level, checkpoints) if self.nested and nested_call \
+            and not hard else None
         # an error ends the trace at its first hit, and a resume inside the chain does not meet
         # a while-condition again (measured: the loop's re-test is not traced a second time);
         # a compile that raised leaves no cache entry, so the next attempt has the same compile
@@ -388,20 +398,20 @@ class Tracer:
                 else StrictReason(strict)
             self.strict_errors.append(StrictError(site, entry, reason, ev.line))
             return None
-        if level:  # resumed inside the chain: frames below that level run eagerly, compiled alone
+        if level and whole is None:  # resumed inside the chain: frames below that level run eagerly, compiled alone
             site.outcomes.add(Fate.RESUMED)
             point = path[level][1]
             if point.kind == EventKind.CALL and point.mode not in NOT_OWN_FRAME:
                 self.compile_frame(point.target, site_chain[:len(chain) + level + 1], entry)
             return _Resume(i + 1, True)
         fate, blame, block_line = self._fate(ev, path[:1], site_event)
-        whole = self._stops_whole_trace(nested_call, hard, path, site_event, ops)
-        if whole:
-            # with nested graph breaks, entering an unsupported context manager in a callee is
-            # not a nested break: Dynamo restarts the whole trace up to a checkpoint of the
-            # compiled frame (the callee's ops count), when it has one, and the rest runs
-            # eagerly without compiling the callee again (measured 2.13)
-            fate, blame, block_line = Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), None
+        if whole is not None:
+            # with nested graph breaks, a callee that cannot resume (a try or `with` block,
+            # entering an unsupported context manager) restarts the whole trace up to its last
+            # checkpoint; the rest of every frame of the chain runs eagerly, and the callee is
+            # not compiled again (measured 2.13)
+            point = path[whole][1]
+            fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
@@ -413,7 +423,8 @@ class Tracer:
             if (nested_call or ev.kind == EventKind.BREAK and ev.target is not None) and ev.mode not in NOT_OWN_FRAME:
                 self.compile_frame(ev.target, callers, entry)
             return _Resume(i + 1, False, any(link.condition for link in site_chain))
-        before = block_ops.get(block_line, ops) if block_line is not None else ops
+        before = checkpoints[whole - 1] if whole is not None else \
+            block_ops.get(block_line, ops) if block_line is not None else ops
         if fate == Fate.UNRESUMABLE and before >= CHECKPOINT_MIN_OPS:
             fate = Fate.PARTIAL
         else:
@@ -428,16 +439,10 @@ class Tracer:
         if seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
             self.frames[(info.qualname, outcome)] = FrameOutcome(
                 info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None)
-        first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i + 1 if whole else i
+        first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i + 1 if whole is not None else i
         because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
-
-    def _stops_whole_trace(self, nested_call: bool, hard: bool, path, site_event: Event, ops: int) -> bool:
-        """With nested graph breaks on, a callee entering an unsupported context manager, with
-        a checkpoint possible in the compiled frame (ops of the callees before it count)."""
-        return self.nested and nested_call and not hard and len(path) > 1 \
-            and site_event.break_kind == BreakKind.UNRESUMABLE and ops >= CHECKPOINT_MIN_OPS
 
     def _outcome_code(self, site: SiteRecord, outcome: str) -> None:
         """A break whose Dynamo code depends on how it ends (step_unsupported: "empty
@@ -637,6 +642,47 @@ def _nested_level(path, site_event: Event) -> int:
             break
         level = depth
     return level
+
+
+def _checkpoint_depth(path, site_event: Event, level: int, checkpoints) -> int | None:
+    """With nested graph breaks, the frame of the chain (its depth) whose last checkpoint
+    Dynamo compiles up to, or None.
+
+    A frame below `level` that cannot resume because its point is inside a try or `with`
+    block (or enters an unsupported context manager) looks for a checkpoint of its own
+    (InstructionTranslatorBase.step): one exists when every frame above it could compile a
+    partial graph (should_compile_partial_graph: nesting calls, no try/with) and the trace
+    held >= 2 ops before its block.  A frame without one passes the break to its caller
+    (a loop never checkpoints: its break skips the frame; inline_call_ clears that)."""
+    for depth in range(len(path) - 1, level, -1):
+        if not all(_nests(call) for _frame, call in path[:depth]):
+            continue
+        if any(_in_block(point) for _frame, point in path[:depth]):
+            continue
+        point = path[depth][1]
+        blocked = _in_block(point) or point is site_event and site_event.break_kind == BreakKind.UNRESUMABLE
+        raises_here = point is not site_event or site_event.break_kind in (BreakKind.RESUMABLE,
+                                                                         BreakKind.UNRESUMABLE)
+        if blocked and raises_here and checkpoints[depth - 1] >= CHECKPOINT_MIN_OPS:
+            return depth
+    return None
+
+
+def _in_block(point: Event) -> bool:
+    return any(c.kind in (BlockKind.TRY, BlockKind.WITH) for c in point.ctx)
+
+
+def _blocking(point: Event, site_event: Event) -> Ctx:
+    """The block (or the context manager entered) that stops a frame from resuming."""
+    blocks = [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
+    return blocks[-1] if blocks else Ctx(BlockKind.CONTEXT_MANAGER, point.line, site_event.detail)
+
+
+def _enter_blocks(ev: Event, ops: int, block_ops: dict) -> None:
+    """Record the ops traced when each try/with block around `ev` was entered."""
+    for c in ev.ctx:
+        if c.kind != BlockKind.LOOP:
+            block_ops.setdefault((c.kind, c.line), ops)
 
 
 def _caught(site_event: Event, path) -> bool:
