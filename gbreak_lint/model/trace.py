@@ -350,12 +350,12 @@ class Tracer:
                 if _caught(ev, ((info, ev),)) or ev.break_kind == BreakKind.OWN_FRAME or _behind(ev.condition, not_taken) \
                         or ev.input_from >= 0:  # no break before it in this trace: not an input here
                     continue
-                return _Inlined(ops, ((info, ev),), (block_ops.get(_outer_block(ev), ops),))
+                return _Inlined(ops, ((info, ev),), (_checkpoint_ops(ev, ops, block_ops),))
             elif ev.kind == EventKind.CALL and ev.mode != CallMode.EAGER:
                 sub = self._inline(ev, stack + (info.key,), strict_entry, not_taken)
                 before, ops = ops, ops + sub.ops
                 if sub.breaks:
-                    return _Inlined(ops, ((info, ev),) + sub.chain, (block_ops.get(_outer_block(ev), before),)
+                    return _Inlined(ops, ((info, ev),) + sub.chain, (_checkpoint_ops(ev, before, block_ops),)
                                     + tuple(before + c for c in sub.checkpoints))
         return _Inlined(ops)
 
@@ -683,6 +683,12 @@ def _enter_blocks(ev: Event, ops: int, block_ops: dict) -> None:
     for c in ev.ctx:
         if c.kind != BlockKind.LOOP:
             block_ops.setdefault((c.kind, c.line), ops)
+
+
+def _checkpoint_ops(ev: Event, ops: int, block_ops: dict) -> int:
+    """The ops traced by a frame's last checkpoint before `ev`: before its outermost try/with."""
+    outer = _outer_block(ev)
+    return ops if outer is None else block_ops.get(outer, ops)
 
 
 def _caught(site_event: Event, path) -> bool:
