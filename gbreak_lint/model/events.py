@@ -16,7 +16,7 @@ from .frame_values import FrameValues, assigned_names, constant_display, loaded_
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
-from .values import PASSED_DATA_SCALAR, Obj, Seq
+from .values import PASSED_DATA_SCALAR, Const, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -55,6 +55,8 @@ class FrameBuilder:
                                  returns_object=self._returns_object, self_tensors=key.tensor_attributes,
                                  free_tensor=self._free_tensor, returns_data_scalar=self._returns_data_scalar)
         self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
+        self.scope.tensor_sequences.update(n for n, v in key.arguments  # `f(x, [a, b])`
+                                           if n in key.tensor_params and isinstance(v, Const) and isinstance(v.value, Seq))
         if isinstance(source, FunctionInfo):  # `mask: torch.BoolTensor | None`
             marks = env.knowledge.bool_tensor_annotations
             self.scope.bool_tensors.update(p.name for p in source.params if p.name in key.tensor_params
@@ -720,7 +722,7 @@ class FrameBuilder:
         if not self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
             return
         rule = self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH)
-        if self.scope.is_tensor(test):
+        if self.scope.is_tensor(test) or isinstance(test, cst.Comparison) and self.scope.is_tensor_membership(test):
             self.emit_break(rule, test, hits=hits)
         elif self.scope.is_data_scalar(test):  # `.item()` breaks unless captured: then its value is symbolic
             passed = {n for n, v in self.key.arguments if v == PASSED_DATA_SCALAR} - self.rebound

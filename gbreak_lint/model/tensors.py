@@ -34,6 +34,7 @@ class TensorScope:
         self.integer_tensors: set[str] = set()
         self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
         self.containers: set[str] = set()  # a list / tuple / dict display holding tensors (`xs = [x]`)
+        self.tensor_sequences: set[str] = set()  # those of them that are lists or tuples
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
         self.returns_object = returns_object or (lambda call: False)
@@ -139,6 +140,18 @@ class TensorScope:
             return False
         return self.is_tensor(expr.left) or any(self.is_tensor(t.comparator) for t in expr.comparisons)
 
+    def is_tensor_membership(self, expr: cst.Comparison) -> bool:
+        """`t in [a, b]` with a tensor on the left of a list or tuple of tensors: the sequence
+        compares its items with `==`; branching on the answer is a data-dependent jump
+        (measured 2.13, GB0170). `not in`, or an answer stored, break otherwise (GB0033, the
+        frame skipped): not modelled."""
+        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, cst.In):
+            return False
+        items = expr.comparisons[0].comparator
+        sequence = isinstance(items, cst.Name) and items.value in self.tensor_sequences or \
+            isinstance(items, (cst.List, cst.Tuple)) and self._holds_tensors(items)
+        return sequence and self.is_tensor(expr.left)
+
     def _container(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.containers
 
@@ -188,8 +201,10 @@ class TensorScope:
         is_int = value is not None and self.is_integer_tensor(value)
         is_py = value is not None and _python_value_call(value) and not is_t
         holds = value is not None and self._holds_tensors(value)
+        sequence = holds and isinstance(value, (cst.List, cst.Tuple))
         for name in target_names(target):
             (self.containers.add if holds else self.containers.discard)(name)
+            (self.tensor_sequences.add if sequence else self.tensor_sequences.discard)(name)
             if holds:  # has_tensor_in_frame looks inside lists, tuples and dicts
                 self.ever_tensors.add(name)
             (self.python_values.add if is_py else self.python_values.discard)(name)
