@@ -685,6 +685,10 @@ class FrameBuilder:
             if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
                     and self.scope.is_tensor(node):
                 self.emit(EventKind.OP, node)
+            elif isinstance(node, cst.Comparison) and self.scope.is_tensor_contains(node) \
+                    and self.causes.check_enabled(CauseCheck.TENSOR_CONTAINS):
+                operator = "not in" if isinstance(node.comparisons[0].operator, cst.NotIn) else "in"
+                self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_CONTAINS), node, detail=operator)
             elif isinstance(node, (cst.BinaryOperation, cst.Comparison)):
                 self.causes.operator_dunder(node)
 

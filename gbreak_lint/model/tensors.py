@@ -126,7 +126,8 @@ class TensorScope:
             return self.returns_data_scalar(expr)
         if isinstance(expr, cst.Comparison):
             return self.is_data_scalar(expr.left) or any(self.is_data_scalar(t.comparator)
-                                                          for t in expr.comparisons)
+                                                          for t in expr.comparisons) \
+                or self.is_tensor_contains(expr)  # its `.item()`, when scalar outputs are captured
         if isinstance(expr, cst.BooleanOperation):
             return self.is_data_scalar(expr.left) or self.is_data_scalar(expr.right)
         if isinstance(expr, cst.UnaryOperation):
@@ -151,6 +152,16 @@ class TensorScope:
         sequence = isinstance(items, cst.Name) and items.value in self.tensor_sequences or \
             isinstance(items, (cst.List, cst.Tuple)) and self._holds_tensors(items)
         return sequence and self.is_tensor(expr.left)
+
+    def is_tensor_contains(self, expr: cst.Comparison) -> bool:
+        """`v in t` / `v not in t` with a tensor on the right: Tensor.__contains__, which reads
+        its answer out of the tensor (a list of tensors passed in is a sequence, not a tensor)."""
+        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, (cst.In, cst.NotIn)):
+            return False
+        items = expr.comparisons[0].comparator
+        if isinstance(items, cst.Name) and items.value in self.tensor_sequences:
+            return False
+        return self.is_tensor(items)
 
     def _container(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.containers
