@@ -1091,7 +1091,7 @@ class CauseMatcher:
             if fn is None:
                 continue
             operands = {p.name for p in fn.params[:1]} if fn.params else set()
-            key = FrameKey(fn.qualname, frozenset(operands))
+            key = FrameKey(fn.qualname, frozenset(operands), hop_body=mode == CallMode.CHECKPOINT)
             self.env.frame(key)
             self.b.emit(EventKind.CALL, node, target=key, mode=mode)
             found = True
@@ -1219,10 +1219,15 @@ class CauseMatcher:
                 return None
         if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
             return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))
-        if qual in self.k.resumable_context_managers:
+        if qual in self.k.resumable_context_managers or self._resumable_mode(item):
             return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
         return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func),
                    catches=self._handles_exceptions(item))
+
+    def _resumable_mode(self, item: cst.BaseExpression) -> bool:
+        """`with MyMode():` of a project class deriving from a torch function mode."""
+        cls = self.b.resolver.class_of(item)
+        return cls is not None and bool(self.env.project.external_bases(cls) & self.k.resumable_context_manager_bases)
 
     def _handles_exceptions(self, item: cst.BaseExpression) -> bool:
         """`with ctx():` on a generator context manager whose `yield` sits in a `try` with an

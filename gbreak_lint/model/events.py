@@ -137,6 +137,18 @@ class FrameBuilder:
                          eager_only=self.key.traced_hook, decided_by=frozenset(self.decided_by),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
 
+    def _sets_own_object(self, node: cst.BaseSmallStatement) -> bool:
+        """`b = Box(); b.val = 1` in a higher-order op's body: an attribute of an object the
+        body made is its own (measured 2.13: allowed; `self.x = y` in a module's forward is not)."""
+        if not isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) or not isinstance(self.source, FunctionInfo):
+            return False
+        fn = self.source
+        made = self.env.node_memo("made_names", fn.node, lambda: frozenset(
+            assigned_names(fn.node.body) - {p.name for p in fn.params} - declared_outer(fn.node.body)))
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        return all(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in made
+                   for t in targets)
+
     def _self_is_module(self) -> bool:
         cls = self.resolver.cls
         return cls is not None and self.resolver.is_nn_module(cls)
@@ -223,8 +235,11 @@ class FrameBuilder:
         return ends
 
     def small(self, node: cst.BaseSmallStatement) -> None:
-        if self.key.traced_hook and self._writes_outside(node):
+        if self.key.traced_hook and self._writes_outside(node, CauseCheck.HOOK_SIDE_EFFECT):
             self.emit_break(self.causes.rule_for_check(CauseCheck.HOOK_SIDE_EFFECT), node)
+        if self.key.hop_body and not self._sets_own_object(node) \
+                and self._writes_outside(node, CauseCheck.HOP_SIDE_EFFECT):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.HOP_SIDE_EFFECT), node)
         if self.key.reconstructing and self._mutates_outside(node):
             self.emit_break(self.causes.rule_for_check(CauseCheck.GENERATOR_MUTATION), node)
         self._raises_on_known_values(node)
@@ -933,9 +948,10 @@ class FrameBuilder:
                                       lambda: escaping_generator_calls(self.function.node))
         return escaping.get(id(call))
 
-    def _writes_outside(self, node: cst.BaseSmallStatement) -> bool:
-        """A statement of a traced hook changing state the hook does not own (side_effects.py)."""
-        return self.causes.check_enabled(CauseCheck.HOOK_SIDE_EFFECT) and self._outer_write(node, owns_parameters=True)
+    def _writes_outside(self, node: cst.BaseSmallStatement, check: CauseCheck) -> bool:
+        """A statement of a traced hook or higher-order op body changing state it does not own
+        (side_effects.py)."""
+        return self.causes.check_enabled(check) and self._outer_write(node, owns_parameters=True)
 
     def _outer_write(self, node: cst.BaseSmallStatement, owns_parameters: bool) -> bool:
         """Does the statement write state the function does not own: `global`/`nonlocal` names,

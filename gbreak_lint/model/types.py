@@ -60,6 +60,9 @@ class FrameKey:
     # a tensor hook Dynamo traces when compiled code registers it: inlined at the registration
     # only (never a frame of its own), and a write to state outside it breaks (GB0067)
     traced_hook: bool = False
+    # the function `checkpoint` / `wrap` runs in compiled code: Dynamo traces it as a
+    # higher-order op's body, where a write to state outside it breaks (GB0067)
+    hop_body: bool = False
     # a generator the compiled frame lets escape (returns it): Dynamo rebuilds it by tracing
     # what is left of its body (after `skip_yields` yields the frame consumed), and a write to
     # state made elsewhere there stops the frame (GB8335)
