@@ -16,7 +16,7 @@ from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
 from .callables import nonrecursive
 from .frame_values import constant_display, free_names
-from .instances import built_at_top
+from .instances import built_at_top, is_optimizer_class
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
@@ -1179,10 +1179,17 @@ class CauseMatcher:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in self.k.optimizer_methods:
             return None
-        made_by = self._global_made_by(func.value) or self._self_attribute_made_by(func.value) or ""
-        parts = made_by.split(".")
-        is_optimizer = len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
-        return func.attr.value if is_optimizer else None
+        made_by = self._global_made_by(func.value) or self._self_attribute_made_by(func.value) \
+            or self._passed_object_class(func.value)
+        return func.attr.value if is_optimizer_class(made_by) else None
+
+    def _passed_object_class(self, expr: cst.BaseExpression) -> str | None:
+        """The class of the object the call site passed for a parameter (`step(opt)` with
+        `opt = torch.optim.SGD(...)`), when the frame has not rebound it."""
+        if not isinstance(expr, cst.Name) or expr.value in self.b.rebound:
+            return None
+        passed = self.b.resolver.arguments.get(expr.value)
+        return passed.value.cls if isinstance(passed, Const) and isinstance(passed.value, Obj) else None
 
     def _foreign_context_object(self, item: cst.BaseExpression) -> str | None:
         """A project context-manager object this trace did not create: a global, a parameter,

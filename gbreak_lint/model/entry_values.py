@@ -16,11 +16,11 @@ from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..walk import find_all, walk
 from .callables import Callables
-from .instances import built_at_top
+from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Seq, display_kind, display_length,
+from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length,
                      factory_shape, literal, makes_generator, makes_iterator, star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
@@ -165,6 +165,11 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)
             arguments[name] = instance
             continue
+        optimizer = _passed_optimizer(_bound_value(module, made), qualify)
+        if optimizer is not None:  # `train_step(model, opt)`: its step() / zero_grad() break
+            tensors.discard(name)
+            arguments[name] = Const(Obj(optimizer))
+            continue
         length = display_length(value)
         if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)
@@ -217,6 +222,20 @@ def _passed_instance(project, knowledge, module, value, local_values: dict, call
     if cls is None:
         return None
     return Const(built_at_top(project, knowledge.dtype_names, cls, value, module))
+
+
+def _bound_value(module, value):
+    """What a module-level name never rebound holds (`opt = torch.optim.SGD(...)` under
+    `if __name__ == "__main__":`); anything else as it is."""
+    if isinstance(value, cst.Name) and value.value not in module.reassigned:
+        return module.values.get(value.value, value)
+    return value
+
+
+def _passed_optimizer(made, qualify) -> str | None:
+    """The class of a torch.optim optimizer built where the caller passes it."""
+    qual = qualify(made.func) if isinstance(made, cst.Call) else None
+    return qual if is_optimizer_class(qual) else None
 
 
 def _signed_operand(value):

@@ -271,3 +271,9 @@ class TopScope(Scope):
             return self.value(expr)
         finally:
             self._evaluating.discard(name)
+
+
+def is_optimizer_class(qual: str | None) -> bool:
+    """`torch.optim.SGD` and the other optimizer classes of torch.optim."""
+    parts = (qual or "").split(".")
+    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
