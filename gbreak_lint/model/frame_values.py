@@ -277,13 +277,13 @@ class FrameValues:
 
     def _call_shape(self, call: cst.Call, depth: int) -> tuple[int, ...] | None:
         func = call.func
+        qual = self.qualify(func)
         if isinstance(func, cst.Attribute) and func.attr.value in self.k.shape_preserving \
-                and not isinstance(func.value, cst.Call):
+                and not isinstance(func.value, cst.Call) and qual is None:
             return self.shape_of(func.value, depth + 1)  # x.relu(), x.half() (a chain on a call: below)
         made = factory_shape(call, self.qualify, self.k.sized_tensor_factories)
         if made is not None:
             return made
-        qual = self.qualify(func)
         if qual is not None:  # torch.sin(x), F.relu(x)
             module, _, name = qual.rpartition(".")
             if module in ("torch", "torch.nn.functional") and name in self.k.shape_preserving and call.args:

@@ -387,6 +387,11 @@ class Tracer:
         known = self.sites.get((site_frame.path, site_event.span.line, site_event.gb_code or site_event.rule))
         again = hard and known is not None and HARD_ERROR in known.outcomes
         hits = 0 if again or cached else 1 if hard or level else site_event.hits
+        # a checkpoint in a caller of the site's frame: the rest of that caller is traced
+        # again after the partial graph and meets the site once more, resuming there
+        # (measured 2.13: a try, and a user `with`, around the call)
+        retraced = whole is not None and whole < len(path) - 1 and not cached
+        hits += retraced
         if not hard and known is not None and known.retry_pending:
             hits, known.retry_pending = max(0, hits - 1), False
         site = self._hit(site_frame, site_event, site_chain, entry, hits=hits)
@@ -412,6 +417,8 @@ class Tracer:
             # not compiled again (measured 2.13)
             point = path[whole][1]
             fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
+            if retraced:
+                site.outcomes.add(Fate.RESUMED)
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
