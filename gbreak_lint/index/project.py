@@ -223,14 +223,14 @@ class ProjectIndex:
         return self.qualify_text(text, module, function)
 
     def qualify_text(self, text: str, module: ModuleIndex,
-                     function: FunctionInfo | None = None) -> str | None:
+                     function: FunctionInfo | None = None, depth: int = 0) -> str | None:
         head, _, tail = text.partition(".")
-        base = self._qualify_head(head, module, function)
+        base = self._qualify_head(head, module, function, depth)
         if base is None:
             return None
         return f"{base}.{tail}" if tail else base
 
-    def _qualify_head(self, head: str, module: ModuleIndex, function: FunctionInfo | None):
+    def _qualify_head(self, head: str, module: ModuleIndex, function: FunctionInfo | None, depth: int = 0):
         scope = function
         while scope is not None:  # closures: the nearest enclosing def wins
             if head in scope.local_functions:
@@ -245,6 +245,11 @@ class ProjectIndex:
         for star in module.star_imports:
             if self.may_define(star, head) and star in self.modules and self.lookup(f"{star}.{head}") is not None:
                 return f"{star}.{head}"
+        alias = module.values.get(head)
+        if alias is not None and head not in module.reassigned and depth < 4:
+            # `Ctx = CustomCtx`, `LayerNorm = nn.LayerNorm`: a module-level alias bound once
+            target = dotted(alias)
+            return self.qualify_text(target, module, None, depth + 1) if target is not None else None
         if head in BUILTIN_NAMES and head not in module.values:
             return f"builtins.{head}"
         return None

@@ -518,6 +518,9 @@ class FrameBuilder:
             self.ctx.pop()
         self._iterates_passed_iterator(node.iter)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        key = _dict_items_key(node)
+        if key is not None:  # `for name, loss in losses.items()`: a key is no tensor
+            self.scope.assign(key, None, tensor=False)
         self.rebound.update(target_names(node.target))
         unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
         self.values.assign(node.target, None)
@@ -1092,6 +1095,15 @@ def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _dict_items_key(loop: cst.For) -> cst.BaseExpression | None:
+    """`k` of `for k, v in d.items():`"""
+    it, target = loop.iter, loop.target
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items" \
+            and not it.args and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        return target.elements[0].value
+    return None
 
 
 def _bound_in_module(module, name: str) -> bool:

@@ -161,6 +161,8 @@ class TensorScope:
         items = expr.comparisons[0].comparator
         if isinstance(items, cst.Name) and items.value in self.tensor_sequences:
             return False
+        if isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return False  # `"aux" in outputs`: a string is never looked for in a tensor
         return self.is_tensor(items)
 
     def _container(self, expr: cst.BaseExpression) -> bool:
