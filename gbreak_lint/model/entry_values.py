@@ -214,8 +214,7 @@ def _passed_instance(project, knowledge, module, value, local_values: dict, call
     """An instance of a project class passed to the entry, built where the caller is
     (`Helper(...)` itself, or a local or module-level name bound to it once)."""
     if isinstance(value, cst.Name):
-        value = local_values.get(value.value) or (module.values.get(value.value)
-                                                   if value.value not in module.reassigned else None)
+        value = local_values.get(value.value) or _bound_value(module, value)
     if not isinstance(value, cst.Call):
         return None
     cls = project.created_class(value, module, caller)
