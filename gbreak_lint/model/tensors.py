@@ -146,24 +146,24 @@ class TensorScope:
         compares its items with `==`; branching on the answer is a data-dependent jump
         (measured 2.13, GB0170). `not in`, or an answer stored, break otherwise (GB0033, the
         frame skipped): not modelled."""
-        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, cst.In):
-            return False
-        items = expr.comparisons[0].comparator
-        sequence = isinstance(items, cst.Name) and items.value in self.tensor_sequences or \
-            isinstance(items, (cst.List, cst.Tuple)) and self._holds_tensors(items)
-        return sequence and self.is_tensor(expr.left)
+        items = _membership_items(expr, (cst.In,))
+        return items is not None and self._tensor_sequence(items) and self.is_tensor(expr.left)
 
     def is_tensor_contains(self, expr: cst.Comparison) -> bool:
         """`v in t` / `v not in t` with a tensor on the right: Tensor.__contains__, which reads
         its answer out of the tensor (a list of tensors passed in is a sequence, not a tensor)."""
-        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, (cst.In, cst.NotIn)):
-            return False
-        items = expr.comparisons[0].comparator
-        if isinstance(items, cst.Name) and items.value in self.tensor_sequences:
+        items = _membership_items(expr, (cst.In, cst.NotIn))
+        if items is None or isinstance(items, cst.Name) and self._tensor_sequence(items):
             return False
         if isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return False  # `"aux" in outputs`: a string is never looked for in a tensor
         return self.is_tensor(items)
+
+    def _tensor_sequence(self, items: cst.BaseExpression) -> bool:
+        """A list or tuple of tensors: a display of them, or a name holding one."""
+        if isinstance(items, cst.Name):
+            return items.value in self.tensor_sequences
+        return isinstance(items, (cst.List, cst.Tuple)) and self._holds_tensors(items)
 
     def _container(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.containers
@@ -296,3 +296,10 @@ def _keeps_dtype(method: str, call: cst.Call) -> bool:
     arg = call.args[0].value
     return isinstance(arg, cst.SimpleString) or (isinstance(arg, cst.Attribute) and arg.attr.value == "device") \
         or (isinstance(arg, cst.Name) and "device" in arg.value)
+
+
+def _membership_items(expr: cst.Comparison, operators: tuple[type, ...]) -> cst.BaseExpression | None:
+    """The right side of a single `in` / `not in` test (of `operators`), else None."""
+    if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, operators):
+        return None
+    return expr.comparisons[0].comparator

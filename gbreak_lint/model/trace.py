@@ -530,7 +530,7 @@ class Tracer:
         # first, or the break is raised outside break_graph_if_unsupported): the frame restarts
         # from its last checkpoint even inside a loop (measured: partial, not skipped).
         for _frame, point in frames:
-            blocks = [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
+            blocks = _try_with_blocks(point)
             if blocks:
                 return Fate.UNRESUMABLE, blocks[-1], _outer_block(point)
         if site_event.break_kind == BreakKind.OWN_FRAME and ev is site_event:
@@ -675,13 +675,18 @@ def _checkpoint_depth(path, site_event: Event, level: int, checkpoints) -> int |
     return None
 
 
+def _try_with_blocks(point: Event) -> list[Ctx]:
+    """The try and (unsupported) `with` blocks around an event, outermost first."""
+    return [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
+
+
 def _in_block(point: Event) -> bool:
-    return any(c.kind in (BlockKind.TRY, BlockKind.WITH) for c in point.ctx)
+    return bool(_try_with_blocks(point))
 
 
 def _blocking(point: Event, site_event: Event) -> Ctx:
     """The block (or the context manager entered) that stops a frame from resuming."""
-    blocks = [c for c in point.ctx if c.kind in (BlockKind.TRY, BlockKind.WITH)]
+    blocks = _try_with_blocks(point)
     return blocks[-1] if blocks else Ctx(BlockKind.CONTEXT_MANAGER, point.line, site_event.detail)
 
 
