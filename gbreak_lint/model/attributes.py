@@ -128,14 +128,15 @@ class _HookCalls(cst.CSTVisitor):
 
 
 def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
-    """`torch._dynamo.disallow_in_graph(torch.sub)` calls at module level, or in a function (a
-    test disallows before it compiles, and may allow again after: in a function the first
-    call naming a target decides): the qualified names of what they disallow."""
+    """`torch._dynamo.disallow_in_graph(torch.sub)` calls at module level or in a function:
+    the qualified names of what they disallow. In each scope the first call naming a target
+    decides: a program disallows before it compiles and allows again after, or allows, runs
+    and disallows after."""
     found: set[str] = set()
     for module in project.mentioning("disallow_in_graph"):
         scopes = [module.parsed.module.body] + [fn.node.body.body for fn in module.functions.values()
                                                 if "disallow_in_graph" in _text_of(fn)]
-        for i, scope in enumerate(scopes):
+        for scope in scopes:
             first: dict[str, bool] = {}  # target -> disallowed by the first call naming it
             for statement in scope:
                 for call in find_all(statement, (cst.Call,), skip=NESTED_SCOPES):
@@ -143,8 +144,6 @@ def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:
                     target = project.qualify(call.args[0].value, module) if qual else None
                     if target and qual in knowledge.disallow_functions:
                         first.setdefault(target, True)
-                        if i == 0:  # at module level every disallow counts
-                            found.add(target)
                     elif target and qual in knowledge.registering_decorators:
                         first.setdefault(target, False)
             found |= {target for target, disallowed in first.items() if disallowed}

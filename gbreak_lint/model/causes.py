@@ -76,7 +76,7 @@ class CauseMatcher:
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
         qual = b.resolver.qualify(node.func)
-        if qual in self.env.disallowed and self.check_enabled(CauseCheck.DISALLOWED_CALL):
+        if self.env.skips(qual) and self.check_enabled(CauseCheck.DISALLOWED_CALL):
             b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
             return
         if self._disabled_instance(node):

@@ -150,7 +150,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
         held = local_values.get(value.value) if isinstance(value, cst.Name) and local_values else None
-        made = held if held is not None else value
+        made = held if held is not None else _bound_value(module, value)
         qualify = lambda f: project.qualify(f, module, caller)  # noqa: E731
         if makes_generator(made, knowledge, qualify):
             tensors.discard(name)  # `opt(x, torch.Generator())`: an object Dynamo cannot trace
@@ -165,7 +165,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)
             arguments[name] = instance
             continue
-        optimizer = _passed_optimizer(_bound_value(module, made), qualify)
+        optimizer = _passed_optimizer(made, qualify)
         if optimizer is not None:  # `train_step(model, opt)`: its step() / zero_grad() break
             tensors.discard(name)
             arguments[name] = Const(Obj(optimizer))

@@ -66,6 +66,13 @@ class ModelEnv:
         return self.project.derived("disallowed", lambda: disallowed_functions(self.project, self.knowledge)
                                     | self.knowledge.skipped_functions)
 
+    def skips(self, qual: str | None) -> bool:
+        """A call Dynamo does not trace: disallowed by the project, or a function torch skips
+        (named, or in one of its skipped modules)."""
+        if qual is None:
+            return False
+        return qual in self.disallowed or qual.rpartition(".")[0] in self.knowledge.skipped_modules
+
     @property
     def custom_ops(self):
         """Operators the project defines with torch.library.custom_op, and which have a fake."""
