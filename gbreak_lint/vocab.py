@@ -114,6 +114,7 @@ class CauseCheck(Vocab):
     CLASS_REASSIGN = "class_reassign"  # `obj.__class__ = C` on a user-defined object (GB4271)
     UNSIZED_ONE_HOT = "unsized_one_hot"  # `F.one_hot(t)` without a class count (GB0246)
     NEW_GLOBAL_READ = "new_global_read"  # reading a global the frame itself created (GB0354)
+    UNDEFINED_NAME_READ = "undefined_name_read"  # reading a name no scope binds (GB0354, NameError)
     HOP_SIDE_EFFECT = "hop_side_effect"  # a `checkpoint` / `wrap` body writing outside itself (GB0067)
     TENSOR_CONTAINS = "tensor_contains"  # `v in t` on a tensor: Tensor.__contains__ calls .item() (GB0124)
 

@@ -209,6 +209,9 @@ class Callables:
         if qual == PARTIAL and positional and positional[0] is not None:
             target = positional[0]
             return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)
+        if qual in self.k.function_transforms and positional and positional[0] is not None:
+            # `torch.vmap(g)`: calling it runs g (through functorch's frames) on other tensors
+            return replace(positional[0], transformed=True)
         if isinstance(call.func, cst.Call) and positional:  # `torch.no_grad()(fn)`: runs fn inside
             inner = self.project.qualify(call.func.func, module, function)
             if inner in self.k.resumable_context_managers:

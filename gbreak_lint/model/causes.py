@@ -49,10 +49,34 @@ class CauseMatcher:
     # -- calls -----------------------------------------------------------------------
     def classify_call(self, node: cst.Call) -> None:
         pre, post = self._hooks(node, "pre"), self._hooks(node, "post")
-        if not pre and not post:
+        if pre or post:
+            self._call_with_hooks(node, pre, post)
+        elif self._transform_call(node):
+            self._call_through_functorch(node)
+        else:
             self._classify_call(node)
+
+    def _transform_call(self, node: cst.Call) -> bool:
+        """`torch.vmap(g)(x)`, `torch.func.grad(f)(x)`: a function run by a torch.func transform."""
+        inner = node.func
+        return isinstance(inner, cst.Call) and self.b.resolver.qualify(inner.func) in self.k.function_transforms
+
+    def _call_through_functorch(self, node: cst.Call) -> None:
+        """The transformed function runs under functorch's own frame (its `wrapped`), which
+        Dynamo inlines too: one more frame of the chain, traced again on a nested break."""
+        span = self.b.span(node)
+        start = len(self.b.events)
+        self._classify_call(node)
+        if not any(ev.kind == EventKind.CALL for ev in self.b.events[start:]):
             return
-        self._call_with_hooks(node, pre, post)
+        inner = tuple(self.b.events[start:])
+        del self.b.events[start:]
+        name = f"{self.b.function.qualname}.<functorch@{span.line}:{span.column}>"
+        key = FrameKey(name)
+        # functorch's frame holds the tensors it passes on: Dynamo compiles it when run eagerly
+        self.env.register_synthetic(FrameInfo(key, "wrapped", name, self.b.function.path, span.line, inner,
+                                              uses_torch=True))
+        self.b.emit(EventKind.CALL, node, target=key)
 
     def _call_with_hooks(self, node: cst.Call, pre: list, post: list) -> None:
         """A sub-module with forward hooks runs through torch's `Module._call_impl`, which
@@ -728,7 +752,8 @@ class CauseMatcher:
         if any(items[max(0, len(positional) - len(given)):]):
             tensors.update(p.name for p in params if p.kind == "star")
         tensors.update(self._cells_holding_tensors(target.function))
-        shapes = self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
+        shapes = {} if target.transformed else \
+            self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=forwarded is None and any(a.star for a in node.args),

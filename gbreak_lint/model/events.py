@@ -15,6 +15,7 @@ from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names, constant_display, loaded_names, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
+from .undefined import undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .values import PASSED_DATA_SCALAR, Const, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
@@ -89,6 +90,8 @@ class FrameBuilder:
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
         self.new_globals: set[str] = set()  # globals this frame stored that did not exist before it
+        # names no scope binds (NameError); a comprehension or lambda frame reads its parent's
+        self.undefined: set[str] = set(self._undefined_names()) if isinstance(source, FunctionInfo) else set()
         self.lambdas: dict[str, cst.Lambda] = {}  # local names bound to a lambda
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
@@ -247,6 +250,8 @@ class FrameBuilder:
             self._reads_deleted(node)
         if self.new_globals:
             self._reads_new_global(node)
+        if self.undefined:
+            self._reads_unloadable(node, self.undefined, CauseCheck.UNDEFINED_NAME_READ)
         self._small(node)
         if self.key.skip_yields:
             self.yields_seen += len(find_all(node, (cst.Yield,), skip=NESTED_SCOPES))
@@ -420,6 +425,10 @@ class FrameBuilder:
         names.discard(hit[0])  # the trace stops at the first such load
         if self.causes.check_enabled(check):
             self.emit_break(self.causes.rule_for_check(check), node, detail=hit[0])
+
+    def _undefined_names(self) -> frozenset[str]:
+        return self.env.node_memo("undefined_names", self.function.node,
+                                  lambda: undefined_names(self.env.project, self.module, self.function))
 
     def _fresh_globals(self) -> frozenset[str]:
         """Names this function declares `global` that no module-level statement binds and no

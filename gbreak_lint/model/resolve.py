@@ -26,6 +26,7 @@ class CallTarget:
     bound: int = 0  # leading positional parameters bound already (functools.partial)
     constants: tuple[tuple[str, object], ...] = ()  # the callee closure's cells holding constants
     disabled: str = ""  # a function value made by torch.compiler.disable (see FnValue.disabled)
+    transformed: bool = False  # run by a torch.func transform (see FnValue.transformed)
 
 
 class CallResolver:
@@ -349,7 +350,7 @@ class CallResolver:
             return self._init_target(cls)
         fn = self.project.function(value.qualname)
         return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants,
-                          disabled=value.disabled) if fn else None
+                          disabled=value.disabled, transformed=value.transformed) if fn else None
 
     def _constructor(self, func: cst.BaseExpression) -> CallTarget | None:
         """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`, a module's

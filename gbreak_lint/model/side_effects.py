@@ -24,6 +24,8 @@ def outer_write(node: cst.BaseSmallStatement, local: frozenset[str], declared: f
     if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         return any(_outer_target(t, local, declared) for t in targets)
+    if isinstance(node, cst.Del):  # `del obj.val`, `del store[k]`, `del counter` (global)
+        return _outer_target(node.target, local, declared)
     if isinstance(node, cst.Expr):
         return any(_outer_mutation(call, local, mutators) for call in find_all(node, (cst.Call,), skip=NESTED_SCOPES))
     return False

@@ -35,6 +35,9 @@ class FnValue:
     constants: tuple[tuple[str, object], ...] = ()
     # `torch.compiler.disable(fn)` / `(fn, recursive=False)`: "recursive" / "nonrecursive"
     disabled: str = ""
+    # `torch.vmap(f)` / `torch.func.grad(f)`: f runs on per-sample or transformed tensors,
+    # whose sizes the caller's are not
+    transformed: bool = False
 
 
 @dataclass(frozen=True)

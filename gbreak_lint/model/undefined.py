@@ -1,0 +1,75 @@
+"""Names a function reads that nothing binds: no parameter or local of it or of an enclosing
+function, no module-level statement, no builtin. Dynamo's LOAD_GLOBAL finds such a name
+neither in the frame's globals nor in its builtins ("failed to find name in frame builtins",
+GB0354, measured 2.13) at a load it cannot resume after; run eagerly the code raises NameError."""
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+
+from ..walk import NESTED_SCOPES, all_params, find_all
+from .frame_values import assigned_names, loaded_names
+from .tensors import target_names
+from .side_effects import declared_outer
+
+_BUILTINS = frozenset(dir(builtins))
+# a module that makes globals at run time: no name in it is known to be missing
+_RUNTIME_GLOBALS = ("globals()", "vars()", "locals()", "exec(", "__builtins__", "sys.modules[", "setattr(")
+
+
+def undefined_names(project, module, fn) -> frozenset[str]:
+    """The names `fn`'s own body reads that no scope binds; empty when the module may make
+    globals at run time (a star import, `globals()[...] = `, `exec`)."""
+    if module.star_imports or any(marker in module.parsed.text for marker in _RUNTIME_GLOBALS):
+        return frozenset()
+    missing = {name for name in loaded_names(fn.node.body) if not _is_dunder(name)} - _BUILTINS
+    missing -= scope_bindings(fn.node)
+    parent = fn.parent_function
+    while missing and parent is not None:
+        outer = project.function(parent)
+        if outer is None:
+            return frozenset()
+        missing -= scope_bindings(outer.node)
+        parent = outer.parent_function
+    if missing:
+        missing -= _module_bindings(module)
+    return frozenset(missing)
+
+
+def scope_bindings(node: cst.FunctionDef) -> set[str]:
+    """Every name a function binds in its own scope: parameters, assignment and loop targets,
+    imports, comprehension variables, and the names it declares global or nonlocal."""
+    bound = {param.name.value for param in all_params(node.params)}
+    return bound | _block_bindings(node.body) | set(declared_outer(node.body))
+
+
+def _block_bindings(body: cst.CSTNode) -> set[str]:
+    bound = assigned_names(body)
+    for alias in find_all(body, (cst.ImportAlias,), skip=NESTED_SCOPES):
+        bound.add(_alias_name(alias))
+    for comp in find_all(body, (cst.CompFor,), skip=NESTED_SCOPES):
+        bound.update(target_names(comp.target))
+    return bound
+
+
+def _module_bindings(module) -> set[str]:
+    """Names bound at module level, anywhere in its blocks, or made global by a function."""
+    bound = _block_bindings(module.parsed.module)
+    bound.update(module.values, module.top_level, module.imports, module.module_imports)
+    for function in module.functions.values():
+        bound.update(declared_outer(function.node.body, (cst.Global,)))
+    return bound
+
+
+def _alias_name(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    node = alias.name
+    while isinstance(node, cst.Attribute):  # `import a.b.c` binds `a`
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
