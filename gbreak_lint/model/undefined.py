@@ -65,7 +65,7 @@ def _module_bindings(module) -> set[str]:
 def _alias_name(alias: cst.ImportAlias) -> str:
     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
         return alias.asname.name.value
-    node = alias.name
+    node: cst.BaseExpression = alias.name
     while isinstance(node, cst.Attribute):  # `import a.b.c` binds `a`
         node = node.value
     return node.value if isinstance(node, cst.Name) else ""
