@@ -1038,7 +1038,8 @@ class CauseMatcher:
         module = self.b.module
         patched = self.env.project.derived(f"patched_disabled:{module.name}", lambda: self._patched_disabled(module))
         qual = self.b.resolver.qualify(node.func)
-        found = (patched[qual], module) if qual in patched else self._held_value(node.func)
+        found = (patched[qual], module) if qual in patched else \
+            self._patched_attribute(node.func) or self._held_value(node.func)
         if found is None:
             return False
         value, module = found
@@ -1046,7 +1047,8 @@ class CauseMatcher:
                 self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
             return False
         wrapped = value.args[0].value
-        how = "instance" if isinstance(wrapped, cst.Call) else ("nonrecursive" if nonrecursive(value) else "recursive")
+        how = "instance" if self._makes_instance(wrapped, module) else \
+            ("nonrecursive" if nonrecursive(value) else "recursive")
         self._emit_disabled(node, how, cst.Module([]).code_for_node(node.func))
         return True
 
@@ -1067,6 +1069,49 @@ class CauseMatcher:
                 qual = self.env.project.qualify(target.target, module) if isinstance(target.target, cst.Attribute) else None
                 if qual is not None:
                     found[qual] = value
+        return found
+
+    def _makes_instance(self, wrapped: cst.BaseExpression, module) -> bool:
+        """What `disable(...)` wraps is an object, not a function: `Noisy()`, or an instance's
+        sub-module (`model.layer0`, set to `SimpleLinear()` in the class's `__init__`)."""
+        if isinstance(wrapped, cst.Call):
+            return True
+        if not isinstance(wrapped, cst.Attribute) or not isinstance(wrapped.value, cst.Name):
+            return False
+        made = module.values.get(wrapped.value.value)
+        cls = self.env.project.created_class(made, module) if made is not None else None
+        held = self.env.project.class_attribute(cls, wrapped.attr.value) if cls is not None else None
+        return held is not None and isinstance(held[1], cst.Call)
+
+    def _patched_attribute(self, func: cst.BaseExpression):
+        """`self.layer0(x)` where a script patched that attribute of an instance of the class:
+        `model.layer0 = torch.compiler.disable(model.layer0)` (any instance of the class is
+        taken to be the patched one)."""
+        if not isinstance(func, cst.Attribute):
+            return None
+        owner = self.b.resolver.class_of(func.value)
+        if owner is None:
+            return None
+        patches = self.env.project.derived("patched_instance_disabled", self._patched_instances)
+        return patches.get((owner.qualname, func.attr.value))
+
+    def _patched_instances(self) -> dict[tuple[str, str], tuple[cst.Call, object]]:
+        """(class, attribute) -> (the disable call, its module) for every `obj.attr =
+        torch.compiler.disable(...)` whose `obj` is a module-level instance of a project class."""
+        project, found = self.env.project, {}
+        for module in project.mentioning("disable("):
+            if not _PATCHING.search(module.parsed.text):
+                continue
+            for assign in find_all(module.parsed.module, (cst.Assign,), skip=NESTED_SCOPES):
+                value = assign.value
+                if not isinstance(value, cst.Call) or project.qualify(value.func, module) not in self.k.disable_decorators:
+                    continue
+                for target in assign.targets:
+                    obj = target.target.value if isinstance(target.target, cst.Attribute) else None
+                    made = module.values.get(obj.value) if isinstance(obj, cst.Name) else None
+                    cls = project.created_class(made, module) if made is not None else None
+                    if cls is not None and isinstance(target.target, cst.Attribute):
+                        found[(cls.qualname, target.target.attr.value)] = (value, module)
         return found
 
     def _held_value(self, func: cst.BaseExpression):
