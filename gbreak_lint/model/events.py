@@ -570,8 +570,12 @@ class FrameBuilder:
         raises = self._may_raise(node.body)  # (asked before the body binds its names)
         self.block(node.body)
         self.uncertain += 1
+        ways = [self.values.snapshot()]  # the body ran through, or one handler ran after it
         for handler in node.handlers if raises else ():
+            self.values.restore(ways[0])
             self.block(handler.body)
+            ways.append(self.values.snapshot())
+        self.values.merge(ways)
         self.uncertain -= 1
         self.ctx.pop()
         if node.orelse is not None:

@@ -25,16 +25,28 @@ def undefined_names(project, module, fn) -> frozenset[str]:
         return frozenset()
     missing = {name for name in loaded_names(fn.node.body) if not _is_dunder(name)} - _BUILTINS
     missing -= scope_bindings(fn.node)
-    parent = fn.parent_function
-    while missing and parent is not None:
-        outer = project.function(parent)
-        if outer is None:
-            return frozenset()
+    outer = _enclosing_function(project, fn)
+    while missing and outer is not None:
         missing -= scope_bindings(outer.node)
-        parent = outer.parent_function
+        outer = _enclosing_function(project, outer)
     if missing:
         missing -= _module_bindings(module)
     return frozenset(missing)
+
+
+def _enclosing_function(project, fn):
+    """The function whose variables `fn` sees as free: its parent, or for a method of a class
+    defined in a function (a test's local `class Model`), that function (class bodies are no
+    scope for their methods)."""
+    if fn.parent_function is not None:
+        return project.function(fn.parent_function)
+    qualname = fn.class_qualname or ""
+    while "." in qualname and qualname != fn.module:
+        qualname = qualname.rpartition(".")[0]
+        found = project.function(qualname)
+        if found is not None:
+            return found
+    return None
 
 
 def scope_bindings(node: cst.FunctionDef) -> set[str]:
