@@ -1,7 +1,6 @@
 """A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
 from __future__ import annotations
 
-import builtins
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
@@ -15,7 +14,7 @@ from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names, constant_display, loaded_names, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
-from .undefined import undefined_names
+from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .values import PASSED_DATA_SCALAR, Const, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
@@ -1107,7 +1106,6 @@ def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
     return read
 
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _dict_items_key(loop: cst.For) -> cst.BaseExpression | None:
@@ -1121,8 +1119,7 @@ def _dict_items_key(loop: cst.For) -> cst.BaseExpression | None:
 
 def _bound_in_module(module, name: str) -> bool:
     """Bound by a module-level statement (or a builtin, which Dynamo finds in the frame's builtins)."""
-    return name in module.values or name in module.top_level or name in module.imports \
-        or name in module.module_imports or name in _BUILTIN_NAMES
+    return bound_at_top(module, name) or name in BUILTIN_NAMES
 
 
 def _own_names(node: cst.CSTNode) -> set[str]:

@@ -13,7 +13,7 @@ from .frame_values import assigned_names, loaded_names
 from .tensors import target_names
 from .side_effects import declared_outer
 
-_BUILTINS = frozenset(dir(builtins))
+BUILTIN_NAMES = frozenset(dir(builtins))
 # a module that makes globals at run time: no name in it is known to be missing
 _RUNTIME_GLOBALS = ("globals()", "vars()", "locals()", "exec(", "__builtins__", "sys.modules[", "setattr(")
 
@@ -21,17 +21,28 @@ _RUNTIME_GLOBALS = ("globals()", "vars()", "locals()", "exec(", "__builtins__", 
 def undefined_names(project, module, fn) -> frozenset[str]:
     """The names `fn`'s own body reads that no scope binds; empty when the module may make
     globals at run time (a star import, `globals()[...] = `, `exec`)."""
-    if module.star_imports or any(marker in module.parsed.text for marker in _RUNTIME_GLOBALS):
+    if project.derived(f"runtime_globals:{module.name}", lambda: _makes_globals_at_run_time(module)):
         return frozenset()
-    missing = {name for name in loaded_names(fn.node.body) if not _is_dunder(name)} - _BUILTINS
+    missing = {name for name in loaded_names(fn.node.body) if not _is_dunder(name)} - BUILTIN_NAMES
+    missing = {name for name in missing if not bound_at_top(module, name)}  # most globals: cheap
     missing -= scope_bindings(fn.node)
     outer = _enclosing_function(project, fn)
     while missing and outer is not None:
         missing -= scope_bindings(outer.node)
         outer = _enclosing_function(project, outer)
-    if missing:
-        missing -= _module_bindings(module)
+    if missing:  # rare: walk the module's blocks once per module
+        missing -= project.derived(f"module_bindings:{module.name}", lambda: _module_bindings(module))
     return frozenset(missing)
+
+
+def _makes_globals_at_run_time(module) -> bool:
+    return bool(module.star_imports) or any(marker in module.parsed.text for marker in _RUNTIME_GLOBALS)
+
+
+def bound_at_top(module, name: str) -> bool:
+    """Bound by a module-level statement the index recorded (assignment, def, class, import)."""
+    return name in module.values or name in module.top_level or name in module.imports \
+        or name in module.module_imports
 
 
 def _enclosing_function(project, fn):
@@ -65,13 +76,12 @@ def _block_bindings(body: cst.CSTNode) -> set[str]:
     return bound
 
 
-def _module_bindings(module) -> set[str]:
+def _module_bindings(module) -> frozenset[str]:
     """Names bound at module level, anywhere in its blocks, or made global by a function."""
     bound = _block_bindings(module.parsed.module)
-    bound.update(module.values, module.top_level, module.imports, module.module_imports)
     for function in module.functions.values():
         bound.update(declared_outer(function.node.body, (cst.Global,)))
-    return bound
+    return frozenset(bound)
 
 
 def _alias_name(alias: cst.ImportAlias) -> str:
