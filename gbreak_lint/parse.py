@@ -224,11 +224,13 @@ class TreeStore:
     def definition(self, parsed: ParsedModule, ordinal: int, def_line: int) -> cst.CSTNode | None:
         """A def/class node from the module's tree if held, else from a parse of its lines
         alone; None when those lines cannot stand alone (the caller parses the module)."""
-        whole = self._find(id(parsed), parsed)
-        if whole is not None:
-            return parsed.definitions()[ordinal]
         key = (id(parsed), ordinal)
-        tree = self._find(key, parsed)
+        # a definition this task already holds alone stays the one it gets, even after the
+        # whole module was parsed meanwhile: nodes found in it must keep their positions
+        tree = self._in_scope(key, parsed)
+        if tree is None and self._find(id(parsed), parsed) is not None:
+            return parsed.definitions()[ordinal]
+        tree = tree or self._find(key, parsed)
         if tree is None:
             tree = _parse_definition(parsed, ordinal, def_line)
             if tree is None:
@@ -268,11 +270,17 @@ class TreeStore:
         if tree.node is not None and self._by_definition.get(id(tree.node)) is tree:
             del self._by_definition[id(tree.node)]
 
-    def _find(self, key: object, parsed: ParsedModule) -> _Tree | None:
+    def _in_scope(self, key: object, parsed: ParsedModule) -> _Tree | None:
         for held in reversed(self._scopes):
             tree = held.get(key)
             if tree is not None and tree.owner is parsed:
                 return tree
+        return None
+
+    def _find(self, key: object, parsed: ParsedModule) -> _Tree | None:
+        tree = self._in_scope(key, parsed)
+        if tree is not None:
+            return tree
         tree = self._recent.get(key)
         if tree is not None and tree.owner is parsed:
             self._recent.move_to_end(key)

@@ -96,6 +96,19 @@ def test_node_identity_holds_inside_a_scope():
     assert store.entry(a).module is not first  # re-made once the scope closed and it was evicted
 
 
+
+def test_a_definition_held_alone_stays_the_same_node_when_the_module_is_parsed_meanwhile():
+    """A frame registers a comprehension from its def parsed alone; something else then parses
+    the whole module (a module-wide walk). The def asked for again in the same task must be the
+    same node, or the comprehension's positions are not found in it."""
+    store = TreeStore(budget_chars=1)
+    parsed = parse_source(Path("m.py"), b"x = 1\n\ndef f(a):\n    return sum(v for v in a)\n").parsed.drop_tree()
+    with store.scope():
+        alone = store.definition(parsed, 0, 3)
+        assert alone is not None
+        store.entry(parsed)  # the whole module, now held by the scope as well
+        assert store.definition(parsed, 0, 3) is alone
+
 def _module(source: str):
     parsed = parse_source(Path("m.py"), source.encode()).parsed
     index = build_index([parsed], KNOWLEDGE)
