@@ -8,7 +8,7 @@ from ..vocab import StrictReason
 from .common import diagnostic, render
 
 REGION = {StrictReason.FULLGRAPH: "fullgraph=True", StrictReason.ERROR_ON_GRAPH_BREAK: "error_on_graph_break(True)",
-          StrictReason.HIGHER_ORDER_OP: "a higher-order op (torch.cond) that must be captured whole",
+          StrictReason.HIGHER_ORDER_OP: "a higher-order op that must be captured whole (cond, map, while_loop, scan)",
           StrictReason.FAKE_TENSOR: "a call Dynamo runs on fake tensors (an allow_in_graph function, a custom op)"
                                     " that fails there (GB4315, with or without fullgraph)"}
 

@@ -188,13 +188,27 @@ class _EntryFinder(cst.CSTVisitor):
 
     # -- statements ------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
-        if isinstance(node.target, cst.Name) and isinstance(node.iter, (cst.List, cst.Tuple)) \
-                and not any(isinstance(el, cst.StarredElement) for el in node.iter.elements):
-            self.loop_items[node.target.value] = tuple(el.value for el in node.iter.elements)
+        """`for m in [A(), B()]:`, and `for fn, args in ((f, (x,)), (g, (y,))):` (each name
+        takes its position in every row)."""
+        if not isinstance(node.iter, (cst.List, cst.Tuple)) \
+                or any(isinstance(el, cst.StarredElement) for el in node.iter.elements):
+            return
+        rows = [el.value for el in node.iter.elements]
+        if isinstance(node.target, cst.Name):
+            self.loop_items[node.target.value] = tuple(rows)
+            return
+        names = _loop_names(node.target)
+        table = [row for row in rows if isinstance(row, (cst.Tuple, cst.List)) and len(row.elements) == len(names)
+                 and not any(isinstance(el, cst.StarredElement) for el in row.elements)]
+        if names and len(table) == len(rows):
+            for i, name in enumerate(names):
+                if name is not None:
+                    self.loop_items[name] = tuple(row.elements[i].value for row in table)
 
     def leave_For(self, node: cst.For) -> None:
-        if isinstance(node.target, cst.Name):
-            self.loop_items.pop(node.target.value, None)
+        for name in [node.target.value] if isinstance(node.target, cst.Name) else _loop_names(node.target):
+            if name is not None:
+                self.loop_items.pop(name, None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
@@ -329,16 +343,20 @@ class _EntryFinder(cst.CSTVisitor):
             p.name == value.value and p.kind in ("positional", "keyword_only") for p in fn.params)
 
     def add_passed_functions(self) -> None:
-        """`def run(fn, x): torch.compile(fn)(x)` called as `run(f1, x)`, `run(local, x)`: each
-        function the module passes for the parameter is compiled (a test's helper)."""
+        """`def run(fn, x): torch.compile(fn)(x)` called as `run(f1, x)`, `run(local, x)`,
+        `run(Model(), x)`: each function (or module's forward) the module passes for the
+        parameter is compiled (a test's helper)."""
         for fn, param, node, fullgraph, how in self.compiled_parameters:
             names = [p.name for p in fn.params if p.kind == "positional"]
             for call, caller in self.named_calls:
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
                 arg = call_argument(call, param, names.index(param) if param in names else None)
+                made = isinstance(arg, cst.Call)  # `run(Model(), x)`: an instance made for the call
+                if isinstance(arg, cst.Call):
+                    arg = arg.func
                 target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
-                if isinstance(target, FunctionInfo):
+                if isinstance(target, FunctionInfo) and not made:
                     self.add(target, node, fullgraph, f"{how}(fn)")
                 elif isinstance(target, ClassInfo):
                     self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
@@ -388,6 +406,15 @@ def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseEx
     if position is None or any(a.star for a in positional[:position + 1]) or position >= len(positional):
         return None
     return positional[position].value
+
+
+def _loop_names(target) -> list[str | None]:
+    """`for fn, args in ...`: the plain name at each position of a tuple target (None where
+    the target is not a name); empty for any other target."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return []
+    return [el.value.value if isinstance(el, cst.Element) and isinstance(el.value, cst.Name) else None
+            for el in target.elements]
 
 
 def _unpacked(target, value) -> list[tuple]:

@@ -569,7 +569,11 @@ class CauseMatcher:
             return
         disabled = target.disabled or self.disabled(fn) or self._disabled_class(target)
         key = self.callee_key(target, node)
-        self.env.frame(key)  # build the callee first so its return type is known
+        if self.b.key.hop_body:  # traced inside a higher-order op's body: the same checks apply
+            key = replace(key, hop_body=True)
+        info = self.env.frame(key)  # build the callee first so its return type is known
+        if info is not None and info.leaves_attribute_set:
+            self.b.leaves_attribute_set = True
         if _on_self(node):  # `self.set_attention_type("original_full")` sets `self.attention_type`
             for name in self.env.node_memo("self_writes", fn.node, lambda: _self_writes(fn.node)):
                 self.b.values.write_self(name, None)
@@ -595,8 +599,13 @@ class CauseMatcher:
         if backward is None:
             return
         grads = frozenset(p.name for p in backward.params[1:] if p.kind == "positional")
-        info = self.env.frame(FrameKey(backward.qualname, grads))
+        # traced as a higher-order op's body: a write outside it breaks (measured 2.13, GB0067;
+        # an attribute left set, GB4413 at the apply call); forward is not checked so
+        info = self.env.frame(FrameKey(backward.qualname, grads, hop_body=True))
         if info is None:
+            return
+        if info.leaves_attribute_set and self.check_enabled(CauseCheck.HOP_ATTRIBUTE_LEFT_SET):
+            self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node)
             return
         key = FrameKey(f"{backward.qualname}.<traced at apply>", grads)
         self.env.register_synthetic(replace(info, key=key, eager_only=True))
@@ -1149,25 +1158,43 @@ class CauseMatcher:
     def _higher_order(self, node: cst.Call, qual: str | None) -> bool:
         if qual in self.k.checkpoint_functions and node.args:
             return self._hop_call(node, [node.args[0].value], CallMode.CHECKPOINT)
-        if qual in self.k.strict_higher_order_functions and len(node.args) >= 3:
-            return self._hop_call(node, [a.value for a in node.args[1:3]], CallMode.STRICT_HOP)
+        if qual in self.k.strict_higher_order_functions:
+            return self._hop_call(node, _traced_functions(node, self.k.strict_higher_order_functions[qual]),
+                                  CallMode.STRICT_HOP)
         return False
 
     def _hop_call(self, node: cst.Call, fns, mode: str) -> bool:
-        found = False
-        for fn_expr in fns:
-            target = self.b.resolver.resolve(fn_expr) if isinstance(fn_expr, (cst.Name, cst.Attribute)) else None
-            fn = target.function if target else self.env.project.function(self.b.resolver.qualify(fn_expr))
-            if fn is None:
-                continue
-            operands = {p.name for p in fn.params[:1]} if fn.params else set()
-            key = FrameKey(fn.qualname, frozenset(operands), hop_body=mode == CallMode.CHECKPOINT)
-            self.env.frame(key)
+        """The op's functions are traced as its bodies, inside this frame's trace; checkpoint
+        passes its first argument on as a tensor, the strict ops every operand."""
+        keys = [key for key in (self._hop_body(fn_expr, mode) for fn_expr in fns) if key is not None]
+        bodies = [info for info in map(self.env.frame, keys) if info is not None]
+        if self.check_enabled(CauseCheck.HOP_ATTRIBUTE_LEFT_SET) and any(info.leaves_attribute_set for info in bodies):
+            # the op fails as a whole when its body ends: the call runs eagerly
+            self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node, mode=mode)
+            return True
+        for key in keys:
             self.b.emit(EventKind.CALL, node, target=key, mode=mode)
-            found = True
-        if not found:
+        if not keys:
             self.b.emit(EventKind.OP, node)
         return True
+
+    def _hop_body(self, fn_expr: cst.BaseExpression, mode: str) -> FrameKey | None:
+        """The frame of a function a higher-order op traces (a def, a method, a lambda)."""
+        b = self.b
+        if isinstance(fn_expr, cst.Lambda):
+            line = b.line(fn_expr)
+            key = FrameKey(f"{b.module.name}.<lambda>@{line}", frozenset(p.name.value for p in fn_expr.params.params),
+                           hop_body=True,
+                           tensor_attributes=b.key.tensor_attributes)
+            self.env.register_expression_frame(key, LambdaBody(fn_expr, b.function, line), b.module)
+            return key
+        target = b.resolver.resolve(fn_expr) if isinstance(fn_expr, (cst.Name, cst.Attribute)) else None
+        fn = target.function if target else self.env.project.function(b.resolver.qualify(fn_expr))
+        if fn is None:
+            return None
+        params = fn.params[:1] if mode == CallMode.CHECKPOINT else [p for p in fn.params if p.name not in ("self", "cls")]
+        return FrameKey(fn.qualname, frozenset(p.name for p in params), hop_body=True,
+                        tensor_attributes=b.key.tensor_attributes)
 
     # -- context managers ------------------------------------------------------------
     def context_method(self, item: cst.BaseExpression, method: str) -> None:
@@ -1437,3 +1464,12 @@ def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
     for child in children(node):
         found += _stores_into(child, name)
     return found
+
+
+def _traced_functions(node: cst.Call, where: tuple[int | str, ...]) -> list[cst.BaseExpression]:
+    """The arguments of a higher-order op call holding the functions it traces (`where`:
+    positions and keywords, from the knowledge file)."""
+    positional = [a.value for a in node.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    return [positional[w] if isinstance(w, int) else keywords[w] for w in where
+            if (isinstance(w, int) and w < len(positional)) or (isinstance(w, str) and w in keywords)]

@@ -11,11 +11,12 @@ from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
-from .frame_values import FrameValues, assigned_names, constant_display, loaded_names, names_inner_scopes_read
+from .frame_values import FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
+from .deleted_members import class_body_binds, deleted as deleted_members, first_read, touched_bases
 from .values import PASSED_DATA_SCALAR, Const, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
 
@@ -88,6 +89,13 @@ class FrameBuilder:
         self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
+        self.leaves_attribute_set = False  # see FrameInfo; set by a callee that leaves one set
+        # in a higher-order op's body: outside attributes set and not put back yet ("box.k"),
+        # and locals holding an attribute's value read before (`old = box.k`: `box.k = old` restores)
+        self.attributes_set: set[str] = set()
+        self.saved_attributes: dict[str, str] = {}
+        # `del o.a` / `del d["k"]` not stored again since: key -> (base name, what a read raises)
+        self.deleted_members: dict[str, tuple[str, str]] = {}
         self.new_globals: set[str] = set()  # globals this frame stored that did not exist before it
         # names no scope binds (NameError); a comprehension or lambda frame reads its parent's
         self.undefined: set[str] = set(self._undefined_names()) if isinstance(source, FunctionInfo) else set()
@@ -137,6 +145,7 @@ class FrameBuilder:
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
                          eager_only=self.key.traced_hook, decided_by=frozenset(self.decided_by),
+                         leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
 
     def _sets_own_object(self, node: cst.BaseSmallStatement) -> bool:
@@ -150,6 +159,53 @@ class FrameBuilder:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         return all(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in made
                    for t in targets)
+
+    def _sets_attribute_to_non_tensor(self, node: cst.BaseSmallStatement) -> bool:
+        """`box.k = 1`, `self.count += 1`: Dynamo records the attribute and checks it when the
+        higher-order op's body ends; a tensor stored or changed in place (`self.w += 1` of a
+        buffer) is an unsafe side effect at the statement (measured 2.13)."""
+        if isinstance(node, cst.AugAssign):
+            return isinstance(node.target, cst.Attribute) and not self.scope.is_tensor(node.target) \
+                and not self._self_attribute_is_tensor(node.target)
+        if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
+            return False
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        return all(isinstance(t, cst.Attribute) for t in targets) and not self.scope.is_tensor(node.value)
+
+    def _note_attribute_set(self, node: cst.BaseSmallStatement) -> None:
+        """An outside attribute set in a higher-order op's body; setting it back to the value
+        read before (`old = s.flag; s.flag = True; ...; s.flag = old`, a context manager that
+        restores a flag) leaves nothing for Dynamo to find when the body ends."""
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) \
+            else [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
+        value = getattr(node, "value", None)
+        for target in targets:
+            key = _source(target)
+            if isinstance(node, cst.Assign) and isinstance(value, cst.Name) \
+                    and self.saved_attributes.get(value.value) == key:
+                self.attributes_set.discard(key)
+            else:
+                self.attributes_set.add(key)
+
+    def _note_saved_attribute(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            if isinstance(node.value, cst.Attribute):
+                self.saved_attributes[name] = self.env.node_memo("source", node.value, lambda: _source(node.value))
+            else:
+                self.saved_attributes.pop(name, None)
+
+    def _self_attribute_is_tensor(self, target: cst.Attribute) -> bool:
+        """`self.w` in a method (or a function defined in one) whose class sets it from a torch
+        call (`self.w = nn.Buffer(torch.ones(4))`)."""
+        if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return False
+        fn: FunctionInfo | None = self.function
+        while fn is not None and fn.class_qualname is None:
+            fn = self.env.project.function(fn.parent_function) if fn.parent_function else None
+        cls = self.env.project.klass(fn.class_qualname) if fn is not None else None
+        found = self.env.project.class_attribute(cls, target.attr.value) if cls is not None else None
+        return found is not None and any(self._makes_tensor(call, None) for call in find_all(found[1], (cst.Call,)))
 
     def _self_is_module(self) -> bool:
         cls = self.resolver.cls
@@ -239,14 +295,21 @@ class FrameBuilder:
     def small(self, node: cst.BaseSmallStatement) -> None:
         if self.key.traced_hook and self._writes_outside(node, CauseCheck.HOOK_SIDE_EFFECT):
             self.emit_break(self.causes.rule_for_check(CauseCheck.HOOK_SIDE_EFFECT), node)
+        if self.key.hop_body:
+            self._note_saved_attribute(node)
         if self.key.hop_body and not self._sets_own_object(node) \
                 and self._writes_outside(node, CauseCheck.HOP_SIDE_EFFECT):
-            self.emit_break(self.causes.rule_for_check(CauseCheck.HOP_SIDE_EFFECT), node)
+            if self._sets_attribute_to_non_tensor(node):
+                self._note_attribute_set(node)  # reported at the op's call (model.causes)
+            else:
+                self.emit_break(self.causes.rule_for_check(CauseCheck.HOP_SIDE_EFFECT), node)
         if self.key.reconstructing and self._mutates_outside(node):
             self.emit_break(self.causes.rule_for_check(CauseCheck.GENERATOR_MUTATION), node)
         self._raises_on_known_values(node)
         if self.deleted_locals:
             self._reads_deleted(node)
+        if self.deleted_members:
+            self._reads_deleted_member(node)
         if self.new_globals:
             self._reads_new_global(node)
         if self.undefined:
@@ -370,6 +433,9 @@ class FrameBuilder:
         handler for (measured 2.13: GB0082, the frame is skipped)."""
         for item in find_all(node.target, (cst.Subscript,)):
             self._item_dunder(item, "__delitem__", BreakKind.INSTRUCTION)
+        for target, base, key, exception in deleted_members(node):
+            if not self.uncertain and not self._class_level(target):
+                self.deleted_members[key] = (base, exception)
         names = list(target_names(node.target))
         if not names:
             return
@@ -399,7 +465,8 @@ class FrameBuilder:
         evaluator = self.values.evaluator
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)) or node.value is None:
             return
-        found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr))
+        found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr),
+                                    lambda expr: display_size(self.function.node, expr))
         if found is None and isinstance(node, cst.Assign):
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
         if found is not None and not self._reads_default(node.value):
@@ -410,6 +477,26 @@ class FrameBuilder:
         "Attempted to read undefined local variable", no resume point) and the program raises
         UnboundLocalError eagerly."""
         self._reads_unloadable(node, self.deleted_locals, CauseCheck.DELETED_LOCAL_READ)
+
+    def _reads_deleted_member(self, node: cst.BaseSmallStatement) -> None:
+        """Reading `o.a` / `d["k"]` after deleting it (model.deleted_members)."""
+        hit = first_read(node, set(self.deleted_members))
+        if hit is not None:
+            self._raises(node, self.deleted_members.pop(hit[1])[1])
+        touched = touched_bases(node)
+        for key in [k for k, (base, _) in self.deleted_members.items() if base in touched]:
+            del self.deleted_members[key]
+
+    def _class_level(self, target: cst.CSTNode) -> bool:
+        """`del self.a` of an attribute its class also sets at class level: reading it again
+        finds the class's."""
+        if not isinstance(target, cst.Attribute):
+            return False
+        known = self.values.value(target.value)
+        owner = known.value.cls if known is not None and isinstance(known.value, Obj) \
+            else self.key.self_class if isinstance(target.value, cst.Name) and target.value.value == "self" else None
+        cls = self.env.project.klass(owner) if owner else None
+        return cls is not None and any(class_body_binds(c.node, target.attr.value) for c in self.env.project.mro(cls))
 
     def _reads_new_global(self, node: cst.BaseSmallStatement) -> None:
         """Reading a global this frame stored that existed nowhere before: Dynamo defers the

@@ -19,7 +19,7 @@ from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
-from .values import Const, Obj, TensorShape, ValueEvaluator, factory_shape, literal
+from .values import Const, Obj, TensorShape, ValueEvaluator, display_length, factory_shape, literal
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
 _RAN, _ENDED = object(), object()  # how a block run for its values came out (FrameValues.unrolled)
@@ -456,6 +456,23 @@ def constant_display(function: cst.CSTNode, expr: cst.BaseExpression) -> tuple |
             return None
         items.append(found.value)
     return tuple(items)
+
+
+def display_size(function: cst.CSTNode, expr: cst.BaseExpression) -> int | None:
+    """How many items a list/tuple display has, or a local name bound to one once in `function`
+    and never changed in place nor handed to a call (`a = [x]`; `a[i]`)."""
+    if isinstance(expr, cst.Name):
+        stores = _name_stores(function, expr.value)
+        if len(stores) != 1 or stores[0] is None or _mutated(function, expr.value) \
+                or _passed_to_call(function, expr.value):
+            return None
+        expr = stores[0]
+    return display_length(expr)
+
+
+def _passed_to_call(function: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name
+               for call in find_all(function, (cst.Call,)) for arg in call.args for n in find_all(arg.value, (cst.Name,)))
 
 
 def _name_stores(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:

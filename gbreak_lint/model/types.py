@@ -131,6 +131,9 @@ class FrameInfo:
     returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
     closure_tensors: bool = False  # reads a closure cell the enclosing function fills with a tensor
     decided_by: frozenset[str] = frozenset()  # names read by `if` tests the Python values decided
+    # a higher-order op's body setting an attribute of an object it did not make to a value that
+    # is not a tensor: Dynamo checks when the body ends that it was put back (GB4413, at the op)
+    leaves_attribute_set: bool = False
 
 
 @dataclass(frozen=True)

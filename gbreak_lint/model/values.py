@@ -251,14 +251,16 @@ class ValueEvaluator:
         except Exception:  # noqa: BLE001
             return None
 
-    def raised_by(self, expr: cst.BaseExpression, display: Callable = lambda e: None) -> str | None:
+    def raised_by(self, expr: cst.BaseExpression, display: Callable = lambda e: None,
+                  size: Callable = lambda e: None) -> str | None:
         """The exception evaluating `expr` raises on the values known here (`xs.index(v)` of a
         value not in a known list, an index past a known tuple's end, a division by zero), or
         None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
-        the constants a list expression is known to hold (a list never changed in place)."""
+        the constants a list expression is known to hold (a list never changed in place);
+        `size`: how many items it holds (`[x]` of a tensor)."""
         for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call), skip=_OWN_FRAMES):
             if isinstance(node, cst.Subscript):
-                found = self._item_raises(node)
+                found = self._item_raises(node, size)
             elif isinstance(node, cst.BinaryOperation):
                 found = self._division_raises(node)
             else:
@@ -277,14 +279,17 @@ class ValueEvaluator:
             else display_length(value)
         return "ValueError" if size is not None and size != len(target.elements) else None
 
-    def _item_raises(self, node: cst.Subscript) -> str | None:
+    def _item_raises(self, node: cst.Subscript, size: Callable) -> str | None:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
-        base, index = self.value(node.value), self.value(node.slice[0].slice.value)
-        if base is None or index is None or type(index.value) is not int \
-                or not isinstance(base.value, (tuple, str)):
+        index = self.value(node.slice[0].slice.value)
+        if index is None or type(index.value) is not int:
             return None
-        return "IndexError" if not -len(base.value) <= index.value < len(base.value) else None
+        base = self.value(node.value)
+        length = len(base.value) if base is not None and isinstance(base.value, (tuple, str)) else size(node.value)
+        if length is None:
+            return None
+        return "IndexError" if not -length <= index.value < length else None
 
     def _division_raises(self, node: cst.BinaryOperation) -> str | None:
         if not isinstance(node.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)) or self.is_tensor(node):
