@@ -64,19 +64,14 @@ class CauseMatcher:
     def _call_through_functorch(self, node: cst.Call) -> None:
         """The transformed function runs under functorch's own frame (its `wrapped`), which
         Dynamo inlines too: one more frame of the chain, traced again on a nested break."""
-        span = self.b.span(node)
         start = len(self.b.events)
         self._classify_call(node)
         if not any(ev.kind == EventKind.CALL for ev in self.b.events[start:]):
             return
         inner = tuple(self.b.events[start:])
         del self.b.events[start:]
-        name = f"{self.b.function.qualname}.<functorch@{span.line}:{span.column}>"
-        key = FrameKey(name)
         # functorch's frame holds the tensors it passes on: Dynamo compiles it when run eagerly
-        self.env.register_synthetic(FrameInfo(key, "wrapped", name, self.b.function.path, span.line, inner,
-                                              uses_torch=True))
-        self.b.emit(EventKind.CALL, node, target=key)
+        self._call_torch_frame(node, "functorch", "wrapped", inner, uses_torch=True)
 
     def _call_with_hooks(self, node: cst.Call, pre: list, post: list) -> None:
         """A sub-module with forward hooks runs through torch's `Module._call_impl`, which
@@ -91,10 +86,15 @@ class CauseMatcher:
         del self.b.events[start:]
         events = [self._hook_event(k, span, loop) for k in pre] + inner + \
             [self._hook_event(k, span, loop) for k in post]
-        name = f"{self.b.function.qualname}.<_call_impl@{span.line}:{span.column}>"
-        key = FrameKey(name)
-        self.env.register_synthetic(FrameInfo(key, "_call_impl", name, self.b.function.path, span.line,
-                                              tuple(events), eager_only=True))
+        self._call_torch_frame(node, "_call_impl", "_call_impl", tuple(events), eager_only=True)
+
+    def _call_torch_frame(self, node: cst.Call, label: str, name: str, events: tuple, **facts) -> None:
+        """A call that runs through a frame of torch's own (functorch's `wrapped`, a module's
+        `_call_impl`, nn.Sequential's `forward`), holding `events`: one more frame of the chain."""
+        span = self.b.span(node)
+        qualname = f"{self.b.function.qualname}.<{label}@{span.line}:{span.column}>"
+        key = FrameKey(qualname)
+        self.env.register_synthetic(FrameInfo(key, name, qualname, self.b.function.path, span.line, events, **facts))
         self.b.emit(EventKind.CALL, node, target=key)
 
     def _classify_call(self, node: cst.Call) -> None:
@@ -220,11 +220,7 @@ class CauseMatcher:
                            training=self.b.key.training)  # sub-modules share the mode
             self.env.frame(key)
             events.append(Event(EventKind.CALL, span, (), target=key))
-        name = f"{self.b.function.qualname}.<Sequential@{span.line}:{span.column}>"
-        key = FrameKey(name)
-        self.env.register_synthetic(FrameInfo(key, "forward", name, self.b.function.path, span.line,
-                                              tuple(events), eager_only=True))
-        self.b.emit(EventKind.CALL, node, target=key)
+        self._call_torch_frame(node, "Sequential", "forward", tuple(events), eager_only=True)
         return True
 
     def _input_method_after_resume(self, node: cst.Call) -> bool:
@@ -604,7 +600,7 @@ class CauseMatcher:
         info = self.env.frame(FrameKey(backward.qualname, grads, hop_body=True))
         if info is None:
             return
-        if info.leaves_attribute_set and self.check_enabled(CauseCheck.HOP_ATTRIBUTE_LEFT_SET):
+        if self._attribute_left_set([info]):
             self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node)
             return
         key = FrameKey(f"{backward.qualname}.<traced at apply>", grads)
@@ -1070,15 +1066,19 @@ class CauseMatcher:
         # a tree of its own: the module's may be one the parse cache re-made, whose nodes the
         # frames being built do not share (positions are looked up by node)
         found: dict[str, cst.Call] = {}
-        for assign in find_all(cst.parse_module(text), (cst.Assign,)):
-            value = assign.value
-            if not isinstance(value, cst.Call) or self.env.project.qualify(value.func, module) not in self.k.disable_decorators:
-                continue
-            for target in assign.targets:
-                qual = self.env.project.qualify(target.target, module) if isinstance(target.target, cst.Attribute) else None
-                if qual is not None:
-                    found[qual] = value
+        for target, value in self._disable_assignments(module, cst.parse_module(text)):
+            qual = self.env.project.qualify(target, module) if isinstance(target, cst.Attribute) else None
+            if qual is not None:
+                found[qual] = value
         return found
+
+    def _disable_assignments(self, module, tree: cst.CSTNode):
+        """(target, value) of every `target = torch.compiler.disable(...)` in `tree`."""
+        for assign in find_all(tree, (cst.Assign,)):
+            value = assign.value
+            if isinstance(value, cst.Call) and self.env.project.qualify(value.func, module) in self.k.disable_decorators:
+                for target in assign.targets:
+                    yield target.target, value
 
     def _makes_instance(self, wrapped: cst.BaseExpression, module) -> bool:
         """What `disable(...)` wraps is an object, not a function: `Noisy()`, or an instance's
@@ -1111,16 +1111,12 @@ class CauseMatcher:
         for module in project.mentioning("disable("):
             if not _PATCHING.search(module.parsed.text):
                 continue
-            for assign in find_all(module.parsed.module, (cst.Assign,), skip=NESTED_SCOPES):
-                value = assign.value
-                if not isinstance(value, cst.Call) or project.qualify(value.func, module) not in self.k.disable_decorators:
-                    continue
-                for target in assign.targets:
-                    obj = target.target.value if isinstance(target.target, cst.Attribute) else None
-                    made = module.values.get(obj.value) if isinstance(obj, cst.Name) else None
-                    cls = project.created_class(made, module) if made is not None else None
-                    if cls is not None and isinstance(target.target, cst.Attribute):
-                        found[(cls.qualname, target.target.attr.value)] = (value, module)
+            for target, value in self._disable_assignments(module, module.parsed.module):
+                obj = target.value if isinstance(target, cst.Attribute) else None
+                made = module.values.get(obj.value) if isinstance(obj, cst.Name) else None
+                cls = project.created_class(made, module) if made is not None else None
+                if cls is not None and isinstance(target, cst.Attribute):
+                    found[(cls.qualname, target.attr.value)] = (value, module)
         return found
 
     def _held_value(self, func: cst.BaseExpression):
@@ -1168,8 +1164,7 @@ class CauseMatcher:
         passes its first argument on as a tensor, the strict ops every operand."""
         keys = [key for key in (self._hop_body(fn_expr, mode) for fn_expr in fns) if key is not None]
         bodies = [info for info in map(self.env.frame, keys) if info is not None]
-        if self.check_enabled(CauseCheck.HOP_ATTRIBUTE_LEFT_SET) and any(info.leaves_attribute_set for info in bodies):
-            # the op fails as a whole when its body ends: the call runs eagerly
+        if self._attribute_left_set(bodies):  # the op fails as a whole: the call runs eagerly
             self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node, mode=mode)
             return True
         for key in keys:
@@ -1177,6 +1172,13 @@ class CauseMatcher:
         if not keys:
             self.b.emit(EventKind.OP, node)
         return True
+
+    def _attribute_left_set(self, bodies: list[FrameInfo]) -> bool:
+        """Does Dynamo find, when the op's bodies end, an outside attribute not put back
+        (GB4413)? Only if no break inside them came first."""
+        return self.check_enabled(CauseCheck.HOP_ATTRIBUTE_LEFT_SET) \
+            and any(info.leaves_attribute_set for info in bodies) \
+            and not any(ev.kind == EventKind.BREAK for info in bodies for ev in info.events)
 
     def _hop_body(self, fn_expr: cst.BaseExpression, mode: str) -> FrameKey | None:
         """The frame of a function a higher-order op traces (a def, a method, a lambda)."""

@@ -170,7 +170,19 @@ class FrameBuilder:
         if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
             return False
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        return all(isinstance(t, cst.Attribute) for t in targets) and not self.scope.is_tensor(node.value)
+        return all(isinstance(t, cst.Attribute) and not self._new_attribute(t) for t in targets) \
+            and not self.scope.is_tensor(node.value)
+
+    def _new_attribute(self, target: cst.Attribute) -> bool:
+        """`obj.val = 1` of an attribute the object's project class never sets: a new
+        attribute is an unsafe side effect at the statement (GB0067, measured 2.13), not a
+        value to put back. An object of a class we cannot name is taken to have it."""
+        cls = self.resolver.class_of(target.value)
+        if cls is None:
+            return False
+        name = target.attr.value
+        return not any(name in c.attributes or class_body_binds(c.node, name) for c in self.env.project.mro(cls)) \
+            and not self.env.project.external_bases(cls)
 
     def _note_attribute_set(self, node: cst.BaseSmallStatement) -> None:
         """An outside attribute set in a higher-order op's body; setting it back to the value
