@@ -10,7 +10,7 @@ import libcst as cst
 from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
-from .names import dotted
+from .names import dotted, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
@@ -215,7 +215,7 @@ class _EntryFinder(cst.CSTVisitor):
                 and isinstance(node.value, cst.Call):
             self.assigned[id(node.value)] = node.targets[0].target.value
         for target in node.targets:
-            for t, value in _unpacked(target.target, node.value):
+            for t, value in unpacked(target.target, node.value):
                 if isinstance(t, cst.Name):
                     self.local_values[-1][t.value] = value
                 if isinstance(t, cst.Name) and isinstance(value, cst.Call):
@@ -415,16 +415,6 @@ def _loop_names(target) -> list[str | None]:
         return []
     return [el.value.value if isinstance(el, cst.Element) and isinstance(el.value, cst.Name) else None
             for el in target.elements]
-
-
-def _unpacked(target, value) -> list[tuple]:
-    """`a, b = A(), B()`: each name with its own value (as two assignments would bind them);
-    any other target with the whole value."""
-    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
-            and len(target.elements) == len(value.elements) \
-            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
-        return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
-    return [(target, value)]
 
 
 def _fullgraph(call: cst.Call) -> bool:

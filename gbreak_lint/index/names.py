@@ -50,3 +50,13 @@ def resolve_relative(module: str, is_package: bool, level: int, target: str | No
     if target:
         parts.append(target)
     return ".".join(p for p in parts if p)
+
+
+def unpacked(target, value) -> list[tuple]:
+    """`a, b = A(), B()`: each name with its own value (as two assignments would bind them);
+    any other target with the whole value."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+            and len(target.elements) == len(value.elements) \
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+        return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    return [(target, value)]

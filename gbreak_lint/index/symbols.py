@@ -10,7 +10,7 @@ from typing import Mapping
 import libcst as cst
 
 from ..parse import ParsedModule, blocks_of as _blocks
-from .names import dotted, module_name_for, resolve_relative
+from .names import dotted, module_name_for, resolve_relative, unpacked
 from ..walk import walk
 
 
@@ -139,7 +139,8 @@ class _Collector:
             self.import_from(node)
         elif isinstance(node, cst.Assign):
             for target in node.targets:
-                self.record_target(target.target, node.value, scope)
+                for name, value in unpacked(target.target, node.value):  # `a, b = A(), B()`
+                    self.record_target(name, value, scope)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self.record_target(node.target, node.value, scope)
         elif isinstance(node, cst.AugAssign):  # `x += 1`: a second binding, the value is not fixed
