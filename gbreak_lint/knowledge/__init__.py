@@ -35,8 +35,8 @@ class Knowledge:
     # callee (a qualified function or a method name) -> the GB code its break reports, for a
     # rule whose callees break differently
     gb_codes_by_callee: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    # higher-order op -> the arguments (positions, keywords) holding the functions it traces whole
-    strict_higher_order_functions: Mapping[str, tuple[int | str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    # higher-order op -> its parameters holding the functions it traces whole (keyword -> position)
+    strict_higher_order_functions: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
     # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
     fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -89,7 +89,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
-        strict_higher_order_functions=MappingProxyType({k: tuple(v) for k, v in
+        strict_higher_order_functions=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in
                                                         (data.get("strict_higher_order_functions") or {}).items()}),
         fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),
                                                         "errors": frozenset(v.get("errors") or ())})

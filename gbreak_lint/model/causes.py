@@ -8,7 +8,7 @@ from dataclasses import replace
 import libcst as cst
 
 from ..index.symbols import FunctionInfo
-from ..index.entries import REORDERABLE
+from ..index.entries import REORDERABLE, call_argument
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import NESTED_SCOPES, children, find_all
@@ -1155,8 +1155,9 @@ class CauseMatcher:
         if qual in self.k.checkpoint_functions and node.args:
             return self._hop_call(node, [node.args[0].value], CallMode.CHECKPOINT)
         if qual in self.k.strict_higher_order_functions:
-            return self._hop_call(node, _traced_functions(node, self.k.strict_higher_order_functions[qual]),
-                                  CallMode.STRICT_HOP)
+            traced = (call_argument(node, name, position)
+                      for name, position in self.k.strict_higher_order_functions[qual].items())
+            return self._hop_call(node, [fn for fn in traced if fn is not None], CallMode.STRICT_HOP)
         return False
 
     def _hop_call(self, node: cst.Call, fns, mode: str) -> bool:
@@ -1466,12 +1467,3 @@ def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
     for child in children(node):
         found += _stores_into(child, name)
     return found
-
-
-def _traced_functions(node: cst.Call, where: tuple[int | str, ...]) -> list[cst.BaseExpression]:
-    """The arguments of a higher-order op call holding the functions it traces (`where`:
-    positions and keywords, from the knowledge file)."""
-    positional = [a.value for a in node.args if a.keyword is None and not a.star]
-    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-    return [positional[w] if isinstance(w, int) else keywords[w] for w in where
-            if (isinstance(w, int) and w < len(positional)) or (isinstance(w, str) and w in keywords)]

@@ -51,7 +51,7 @@ def touched_bases(stmt: cst.BaseSmallStatement) -> set[str]:
     """Names whose object `stmt` may change a member of: stored into (`d["k"] = v`, `o.a = v`),
     rebound, passed to a call or with a method called on them (`d.update(...)`)."""
     touched: set[str] = set()
-    for target in _targets(stmt):
+    for target in assignment_targets(stmt):
         for node in find_all(target, (cst.Name,)):
             touched.add(node.value)
     for call in find_all(stmt, (cst.Call,), skip=NESTED_SCOPES):
@@ -68,12 +68,13 @@ def class_body_binds(node: cst.ClassDef, name: str) -> bool:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == name:
             return True
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if any(isinstance(t, cst.Name) and t.value == name for t in _targets(small)):
+            if any(isinstance(t, cst.Name) and t.value == name for t in assignment_targets(small)):
                 return True
     return False
 
 
-def _targets(stmt: cst.BaseSmallStatement) -> list[cst.CSTNode]:
+def assignment_targets(stmt: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    """What an assignment statement stores into (none for other statements)."""
     if isinstance(stmt, cst.Assign):
         return [t.target for t in stmt.targets]
     if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):

@@ -16,7 +16,7 @@ from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
-from .deleted_members import class_body_binds, deleted as deleted_members, first_read, touched_bases
+from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
 from .values import PASSED_DATA_SCALAR, Const, Obj, Seq
 from ..walk import NESTED_SCOPES, children, find_all
 
@@ -169,29 +169,29 @@ class FrameBuilder:
                 and not self._self_attribute_is_tensor(node.target)
         if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
             return False
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        return all(isinstance(t, cst.Attribute) and not self._new_attribute(t) for t in targets) \
-            and not self.scope.is_tensor(node.value)
+        # `obj.val = 1` of an attribute the object's project class never sets (and no library
+        # base could): a new attribute is an unsafe side effect at the statement (GB0067,
+        # measured 2.13), not a value to put back
+        return all(isinstance(t, cst.Attribute) and self._class_sets(t, in_methods=True) is not False
+                   for t in assignment_targets(node)) and not self.scope.is_tensor(node.value)
 
-    def _new_attribute(self, target: cst.Attribute) -> bool:
-        """`obj.val = 1` of an attribute the object's project class never sets: a new
-        attribute is an unsafe side effect at the statement (GB0067, measured 2.13), not a
-        value to put back. An object of a class we cannot name is taken to have it."""
+    def _class_sets(self, target: cst.Attribute, in_methods: bool) -> bool | None:
+        """Does the project class of `target`'s object bind the attribute in its body (or, with
+        `in_methods`, as `self.<attr>` in a method)? None: the class is unknown, or a library
+        base it has could."""
         cls = self.resolver.class_of(target.value)
-        if cls is None:
-            return False
+        if cls is None or (in_methods and self.env.project.external_bases(cls)):
+            return None
         name = target.attr.value
-        return not any(name in c.attributes or class_body_binds(c.node, name) for c in self.env.project.mro(cls)) \
-            and not self.env.project.external_bases(cls)
+        return any((in_methods and name in c.attributes) or class_body_binds(c.node, name)
+                   for c in self.env.project.mro(cls))
 
     def _note_attribute_set(self, node: cst.BaseSmallStatement) -> None:
         """An outside attribute set in a higher-order op's body; setting it back to the value
         read before (`old = s.flag; s.flag = True; ...; s.flag = old`, a context manager that
         restores a flag) leaves nothing for Dynamo to find when the body ends."""
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) \
-            else [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
         value = getattr(node, "value", None)
-        for target in targets:
+        for target in assignment_targets(node):
             key = _source(target)
             if isinstance(node, cst.Assign) and isinstance(value, cst.Name) \
                     and self.saved_attributes.get(value.value) == key:
@@ -203,7 +203,7 @@ class FrameBuilder:
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
             if isinstance(node.value, cst.Attribute):
-                self.saved_attributes[name] = self.env.node_memo("source", node.value, lambda: _source(node.value))
+                self.saved_attributes[name] = _source(node.value)
             else:
                 self.saved_attributes.pop(name, None)
 
@@ -502,13 +502,7 @@ class FrameBuilder:
     def _class_level(self, target: cst.CSTNode) -> bool:
         """`del self.a` of an attribute its class also sets at class level: reading it again
         finds the class's."""
-        if not isinstance(target, cst.Attribute):
-            return False
-        known = self.values.value(target.value)
-        owner = known.value.cls if known is not None and isinstance(known.value, Obj) \
-            else self.key.self_class if isinstance(target.value, cst.Name) and target.value.value == "self" else None
-        cls = self.env.project.klass(owner) if owner else None
-        return cls is not None and any(class_body_binds(c.node, target.attr.value) for c in self.env.project.mro(cls))
+        return isinstance(target, cst.Attribute) and self._class_sets(target, in_methods=False) is True
 
     def _reads_new_global(self, node: cst.BaseSmallStatement) -> None:
         """Reading a global this frame stored that existed nowhere before: Dynamo defers the
