@@ -92,6 +92,7 @@ class CauseCheck(Vocab):
     DYNAMIC_SHAPE_INDEX = "dynamic_shape_index"
     UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
     NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
+    LIVE_NEW_OBJECT_METHOD = "live_new_object_method"  # a bound method of such an object live across a break
     UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
@@ -119,6 +120,7 @@ class CauseCheck(Vocab):
     # a higher-order op's body leaving an outside object's attribute set (GB4413, at the op)
     HOP_ATTRIBUTE_LEFT_SET = "hop_attribute_left_set"
     TENSOR_CONTAINS = "tensor_contains"  # `v in t` on a tensor: Tensor.__contains__ calls .item() (GB0124)
+    SORT_NON_CONSTANT_KEYS = "sort_non_constant_keys"  # sorted()/list.sort() with tensor or object keys (GB0207)
 
 
 class Fate(Vocab):

@@ -11,7 +11,7 @@ from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .names import dotted, unpacked
-from .project import SAME_INSTANCE_METHODS, ProjectIndex
+from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
 
@@ -557,7 +557,7 @@ def inherited_forward_entries(project: ProjectIndex, knowledge: Knowledge, paths
 
 
 def _assumed_forward(project: ProjectIndex, knowledge: Knowledge, cls) -> EntryPoint | None:
-    if not project.external_bases(cls) & knowledge.nn_module_bases:
+    if not is_nn_module(project, knowledge, cls):
         return None
     fn = project.method(cls, "forward")
     if fn is None:

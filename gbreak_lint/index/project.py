@@ -397,3 +397,8 @@ def class_scope(class_qualname: str, module: ModuleIndex) -> FunctionInfo | None
     if class_qualname.count(".") <= module.name.count(".") + 1:
         return None  # a module-level class
     return module.functions.get(class_qualname.rsplit(".", 1)[0])
+
+
+def is_nn_module(project: ProjectIndex, knowledge, cls: ClassInfo) -> bool:
+    """A class deriving from torch's nn.Module, directly or through a torch layer (`nn.Sequential`)."""
+    return any(knowledge.is_module_class(base) for base in project.external_bases(cls))

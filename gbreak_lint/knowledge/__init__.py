@@ -43,6 +43,15 @@ class Knowledge:
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
 
+    def is_module_class(self, qual: str) -> bool:
+        """A torch class that is an nn.Module (`torch.nn.Sequential`, `torch.nn.modules.conv.Conv2d`)."""
+        if qual in self.nn_module_bases:
+            return True
+        namespace, _, name = qual.rpartition(".")
+        if not name[:1].isupper() or qual in self.nn_non_module_classes:
+            return False
+        return namespace in self.nn_module_namespaces or namespace.rpartition(".")[0] == "torch.nn.modules"
+
     def __getattr__(self, key: str) -> frozenset:
         # lets checks read `knowledge.resumable_context_managers` etc. as frozensets
         sets = object.__getattribute__(self, "sets")

@@ -7,13 +7,14 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..index.symbols import FunctionInfo
+from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
+from .deleted_members import assignment_targets
 from .callables import nonrecursive
 from .frame_values import constant_display, free_names
 from .instances import built_at_top, is_optimizer_class
@@ -245,6 +246,8 @@ class CauseMatcher:
     def _cause_rule(self, node: cst.Call, qual: str | None):
         env = self.env
         first_arg = node.args[0].value if node.args else None
+        if qual in self.k.parameter_constructors and first_arg is not None and self._sourced_tensor(first_arg):
+            return None  # Dynamo makes a parameter of a tensor it reads from outside the frame
         if qual is not None:
             for rule in env.calls.get(qual, ()):
                 if self.rule_enabled(rule) and not env.flag(REORDERABLE + qual):
@@ -271,6 +274,20 @@ class CauseMatcher:
                 if self.is_logger(receiver) and self.rule_enabled(rule):
                     return rule
         return None
+
+    def _sourced_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A tensor the frame reads from outside itself (an input it has not rebound, a tensor
+        attribute of `self` it does not assign): Dynamo has a source for it, and
+        `nn.Parameter(data)` of such data is put in the graph as an input (measured 2.13: no
+        break, variables/torch.py `_nn_param_via_prefix_insert`)."""
+        b = self.b
+        if b.is_graph_input(expr):
+            return True
+        if not (isinstance(expr, cst.Attribute) and b.self_attribute_is_tensor(expr)):
+            return False
+        statements = find_all(b.function.node.body, (cst.Assign, cst.AugAssign, cst.AnnAssign), skip=NESTED_SCOPES)
+        return not any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
+                       and t.attr.value == expr.attr.value for stmt in statements for t in assignment_targets(stmt))
 
     def _dynamic_shape_form(self, node: cst.Call, qual: str | None) -> bool:
         """`torch.where(cond)` (the condition alone) and `repeat_interleave` with a tensor of
@@ -702,15 +719,29 @@ class CauseMatcher:
         func = node.func
         if not target.skip_first_param or not isinstance(func, cst.Attribute):
             return False
-        resolver, receiver = self.b.resolver, func.value
+        return self._new_object_class(func.value) is not None
+
+    def new_bound_method(self, value: cst.BaseExpression) -> bool:
+        """`Helper().run` / `h.run` of a plain object this frame created: a bound method that
+        Dynamo cannot rebuild when a resume function needs it (measured 2.13: GB0092)."""
+        if not isinstance(value, cst.Attribute):
+            return False
+        cls = self._new_object_class(value.value)
+        method = self.env.project.method(cls, value.attr.value) if cls is not None else None
+        return method is not None and not method.decorators  # a staticmethod's is a plain function
+
+    def _new_object_class(self, receiver: cst.BaseExpression) -> ClassInfo | None:
+        """The class of a plain (non-module) object this frame created: `Helper()`, or a local
+        `h = Helper()`."""
+        resolver = self.b.resolver
         if isinstance(receiver, cst.Call):
             cls = resolver.instantiated_class(receiver)
         elif isinstance(receiver, cst.Name) and receiver.value in resolver.local_types \
                 and receiver.value not in resolver.many:
             cls = self.env.project.klass(resolver.local_types[receiver.value])
         else:
-            return False
-        return cls is not None and not resolver.is_nn_module(cls)
+            return None
+        return cls if cls is not None and not resolver.is_nn_module(cls) else None
 
     def callee_key(self, target: CallTarget, node: cst.Call) -> FrameKey:
         """The frame a project call runs (a wrapper's `func(self, ...)` keeps the instance)."""
@@ -1299,6 +1330,9 @@ class CauseMatcher:
         b = self.b
         if not isinstance(item, (cst.Name, cst.Attribute)):
             return None
+        known = b.values.value(item)
+        if known is not None and not isinstance(known.value, Obj):  # `with obj:` given `3`: no __enter__ at all
+            return type(known.value).__name__
         cls = b.resolver.class_of(item)
         if cls is None or self.env.project.method(cls, "__enter__") is None:
             return None

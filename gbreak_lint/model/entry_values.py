@@ -8,6 +8,8 @@ call site (a named entry, a library) the parameters keep their defaults.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once
@@ -26,25 +28,42 @@ from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, O
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
 
+class EntryCall(NamedTuple):
+    """One way a program calls its compiled entry."""
+
+    key: FrameKey
+    strict: bool  # called inside `error_on_graph_break(True)`
+    fresh: bool = False  # after `torch._dynamo.reset()`: Dynamo compiles it again from nothing
+
+
+class _Call(NamedTuple):
+    call: cst.Call
+    strict: bool
+    local_values: dict  # the plain `name = value` assignments of its function seen before it
+    caller: FunctionInfo | None
+    resets: int  # how many `torch._dynamo.reset()` calls come before it in the module
+
+
 def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
-                   base: FrameKey) -> list[tuple[FrameKey, bool]]:
-    """(key, called inside `error_on_graph_break(True)`) for each distinct way it is called,
-    and for each way the function around it is called when its free names are that function's
-    parameters (a test parametrized by the class or function its closure uses)."""
+                   base: FrameKey) -> list[EntryCall]:
+    """Each distinct way the entry is called, and for each way the function around it is
+    called when its free names are that function's parameters (a test parametrized by the
+    class or function its closure uses)."""
     variants = _call_variants(project, knowledge, entry, base)
     fn = project.function(entry.function)
     module = project.modules.get(project.by_path.get(entry.path, ""))
     cells = _enclosing_arguments(project, knowledge, module, fn) if fn is not None and module is not None else []
     if not cells:
         return variants
-    out: list[tuple[FrameKey, bool]] = []
-    for key, strict in variants:
+    out: list[EntryCall] = []
+    for variant in variants:
         for bound in cells:
-            bindings = {**dict(key.bindings), **bound}
-            variant = (FrameKey(**{**_fields(key), "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
-                                   "cells": tuple(sorted((k, v.qualname) for k, v in bound.items()))}), strict)
-            if variant not in out:
-                out.append(variant)
+            key, bindings = variant.key, {**dict(variant.key.bindings), **bound}
+            made = variant._replace(key=FrameKey(**{
+                **_fields(key), "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
+                "cells": tuple(sorted((k, v.qualname) for k, v in bound.items()))}))
+            if made.fresh or made not in out:
+                out.append(made)
     return out[:MAX_VARIANTS]
 
 
@@ -62,11 +81,11 @@ def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[d
         return []
     callables = Callables(project, knowledge)
     found: list[dict[str, FnValue]] = []
-    for call, _strict, _local, caller in _calls_named(project, knowledge, module, parent.name):
+    for found_call in _calls_named(project, knowledge, module, parent.name):
         bound: dict[str, FnValue] = {}
         for name in wanted:
-            arg = call_argument(call, name, positional.index(name) if name in positional else None)
-            value = _function_or_class(project, callables, module, caller, arg) if arg is not None else None
+            arg = call_argument(found_call.call, name, positional.index(name) if name in positional else None)
+            value = _function_or_class(project, callables, module, found_call.caller, arg) if arg is not None else None
             if value is not None:
                 bound[name] = value
         if bound and bound not in found:
@@ -83,25 +102,27 @@ def _function_or_class(project, callables: Callables, module, caller, arg) -> Fn
 
 
 def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
-                   base: FrameKey) -> list[tuple[FrameKey, bool]]:
+                   base: FrameKey) -> list[EntryCall]:
     key = base
     module = project.modules.get(project.by_path.get(entry.path, ""))
     if module is None:
-        return [(key, False)]
+        return [EntryCall(key, False)]
     cls = project.klass(entry.self_class) if entry.self_class else None
     if cls is not None and entry.construction is not None:
         built = built_at_top(project, knowledge.dtype_names, cls, entry.construction, module)
         key = FrameKey(**{**_fields(key), "attributes": built.attrs})
     if not entry.called_as:
-        return [(key, False)]
-    variants: list[tuple[FrameKey, bool]] = []
+        return [EntryCall(key, False)]
+    variants: list[EntryCall] = []
     called = _through_decorators(project, knowledge, key) if cls is not None else key
-    for call, strict, local_values, caller in _calls_named(project, knowledge, module, entry.called_as):
-        variant = (_with_call_site(project, knowledge, module, called, call, cls is not None, local_values, caller),
-                   strict)
-        if variant not in variants:
+    resets = 0
+    for found in _calls_named(project, knowledge, module, entry.called_as):
+        variant = EntryCall(_with_call_site(project, knowledge, module, called, found.call, cls is not None,
+                                            found.local_values, found.caller), found.strict, found.resets > resets)
+        resets = found.resets
+        if variant.fresh or variant not in variants:
             variants.append(variant)
-    return variants[:MAX_VARIANTS] or [(key, False)]
+    return variants[:MAX_VARIANTS] or [EntryCall(key, False)]
 
 
 def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameKey) -> FrameKey:
@@ -170,10 +191,10 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)
             arguments[name] = Const(Obj(optimizer))
             continue
-        length = display_length(value)
-        if length is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
+        shown = value if display_length(value) is not None else _tensor_display(project, knowledge, module, made)
+        if shown is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)
-            arguments[name] = Const(Seq(length, display_kind(value)))
+            arguments[name] = Const(Seq(display_length(shown), display_kind(shown)))  # type: ignore[arg-type]
             continue
         function = callables.value(value, module, caller, {}, {}) or \
             (callables.value(held, module, caller, {}, {}) if held is not None else None)
@@ -223,6 +244,15 @@ def _passed_instance(project, knowledge, module, value, local_values: dict, call
     return Const(built_at_top(project, knowledge.dtype_names, cls, value, module))
 
 
+def _tensor_display(project, knowledge, module, made) -> cst.BaseExpression | None:
+    """The list or tuple display a name passed to the entry is bound to, when it holds a
+    tensor (`lst = [torch.tensor(4), ...]; opt(lst)`)."""
+    if display_length(made) is None or not any(
+            isinstance(el, cst.Element) and _is_tensor_expr(project, knowledge, module, el.value) for el in made.elements):
+        return None
+    return made
+
+
 def _bound_value(module, value):
     """What a module-level name never rebound holds (`opt = torch.optim.SGD(...)` under
     `if __name__ == "__main__":`); anything else as it is."""
@@ -265,11 +295,11 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values
 
 
-def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, bool, dict, FunctionInfo | None]]:
+def _calls_named(project, knowledge, module, name: str) -> list[_Call]:
     """Calls of `name(...)`, each with whether it runs inside `with error_on_graph_break(True)`
     (the program makes every break of that compile an error), the plain `name = value`
-    assignments of its function seen before it (what the arguments it passes were bound to)
-    and that function (where the names it passes are read)."""
+    assignments of its function seen before it (what the arguments it passes were bound to),
+    that function (where the names it passes are read) and the cache resets before it."""
     finder = _NamedCalls(project, knowledge, module, name)
     walk(module.parsed.module, finder)
     return finder.found
@@ -278,7 +308,8 @@ def _calls_named(project, knowledge, module, name: str) -> list[tuple[cst.Call, 
 class _NamedCalls(cst.CSTVisitor):
     def __init__(self, project, knowledge, module, name: str):
         self.project, self.knowledge, self.module, self.name = project, knowledge, module, name
-        self.found: list[tuple[cst.Call, bool, dict, FunctionInfo | None]] = []
+        self.found: list[_Call] = []
+        self.resets = 0
         self.strict: list[bool] = []
         self.scopes: list[dict] = [{}]
         self.functions: list[FunctionInfo | None] = [None]
@@ -309,9 +340,11 @@ class _NamedCalls(cst.CSTVisitor):
                         self.scopes[-1][name.value.value] = value.value
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.project.qualify(node.func, self.module) in self.knowledge.cache_resets:
+            self.resets += 1
         if self._calls(node.func):
-            self.found.append((node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {},
-                               self.functions[-1]))
+            self.found.append(_Call(node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {},
+                                    self.functions[-1], self.resets))
 
     def _strict_item(self, item: cst.WithItem) -> bool:
         call = item.item

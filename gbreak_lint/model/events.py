@@ -17,7 +17,7 @@ from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
-from .values import PASSED_DATA_SCALAR, Const, Obj, Seq
+from .values import PASSED_DATA_SCALAR, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -103,6 +103,8 @@ class FrameBuilder:
         self.uncertain = 0  # inside a branch Dynamo may not take (an unknown if, an except handler)
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
         self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
+        self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
+        self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
@@ -138,7 +140,8 @@ class FrameBuilder:
         fn = self.source
         self.block(fn.node.body)
         uses_torch = self._uses_torch(fn.node.body)
-        events = tuple(self.events) if uses_torch or self._self_is_module() else self._tensorless_resumes(fn)
+        events = self._unrebuildable_resumes(fn)
+        events = events if uses_torch or self._self_is_module() else self._tensorless_resumes(fn, events)
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, events,
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
@@ -166,7 +169,7 @@ class FrameBuilder:
         buffer) is an unsafe side effect at the statement (measured 2.13)."""
         if isinstance(node, cst.AugAssign):
             return isinstance(node.target, cst.Attribute) and not self.scope.is_tensor(node.target) \
-                and not self._self_attribute_is_tensor(node.target)
+                and not self.self_attribute_is_tensor(node.target)
         if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
             return False
         # `obj.val = 1` of an attribute the object's project class never sets (and no library
@@ -207,7 +210,7 @@ class FrameBuilder:
             else:
                 self.saved_attributes.pop(name, None)
 
-    def _self_attribute_is_tensor(self, target: cst.Attribute) -> bool:
+    def self_attribute_is_tensor(self, target: cst.Attribute) -> bool:
         """`self.w` in a method (or a function defined in one) whose class sets it from a torch
         call (`self.w = nn.Buffer(torch.ones(4))`)."""
         if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
@@ -223,17 +226,30 @@ class FrameBuilder:
         cls = self.resolver.cls
         return cls is not None and self.resolver.is_nn_module(cls)
 
-    def _tensorless_resumes(self, fn: FunctionInfo) -> tuple[Event, ...]:
+    def _statements(self, fn: FunctionInfo) -> list:
+        return self.env.node_memo("statements", fn.node, lambda: [
+            (self.line(s), s, reads, writes) for s, reads, writes in statement_reads(fn.node.body, self._names_read)])
+
+    def _unrebuildable_resumes(self, fn: FunctionInfo) -> tuple[Event, ...]:
+        """Mark the break points after which a live local holds a bound method of an object this
+        frame made (`f = Helper().run`, read later): the resume function needs it rebuilt,
+        which Dynamo cannot do (measured 2.13: GB0092 at the break, the frame runs eagerly)."""
+        out = list(self.events)
+        for i, names in self.methods_held.items():
+            if live_after(self._statements(fn), out[i].line) & names:
+                out[i] = replace(out[i], rebuilds_method=True)
+        return tuple(out)
+
+    def _tensorless_resumes(self, fn: FunctionInfo, events: tuple[Event, ...]) -> tuple[Event, ...]:
         """Mark the break points after which nothing live holds a tensor: Dynamo does not compile
         such a resume function (convert_frame.has_tensor_in_frame), the rest runs eagerly. Live:
         read by a later statement (`out = model(x)` then `out.logits.sum().backward()`, with
         `out` a model output, leaves no tensor in the frame)."""
         if not self.break_points:
-            return tuple(self.events)
-        statements = self.env.node_memo("statements", fn.node, lambda: [
-            (self.line(s), s, reads, writes) for s, reads, writes in statement_reads(fn.node.body, self._names_read)])
+            return events
+        statements = self._statements(fn)
         tensors = self.scope.ever_tensors | set(self.key.tensor_params)
-        out = list(self.events)
+        out = list(events)
         for i, node in self.break_points.items():
             span = out[i].span
             if live_after(statements, span.line) & tensors:
@@ -271,6 +287,8 @@ class FrameBuilder:
             fields.setdefault("condition", " and ".join(self.conditions))
         if kind in (EventKind.CALL, EventKind.BREAK):
             self.break_points[len(self.events)] = node
+            if self.new_methods:
+                self.methods_held[len(self.events)] = frozenset(self.new_methods)
         self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
 
     def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
@@ -410,6 +428,7 @@ class FrameBuilder:
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
+            (self.new_methods.add if self.causes.new_bound_method(value) else self.new_methods.discard)(target.value)
             if isinstance(value, cst.Call):
                 self.built[target.value] = value
                 self.built_at[target.value] = len(self.events)
@@ -869,7 +888,34 @@ class FrameBuilder:
         if self._asks_tensor_truth(node) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
             self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), node)
             return
+        keys = self._non_constant_sort_keys(node)
+        if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
+            return
         self.causes.classify_call(node)
+
+    def _non_constant_sort_keys(self, node: cst.Call) -> str | None:
+        """What the keys of `sorted(xs, key=...)` / `xs.sort(key=...)` are when they are not
+        Python constants, which Dynamo cannot sort: tensors, or instances of a project class."""
+        k, func = self.env.knowledge, node.func
+        first = node.args[0] if node.args else None
+        if self.resolver.qualify(func) in k.constant_key_sorts and first is not None \
+                and first.keyword is None and not first.star:
+            items = first.value
+        elif isinstance(func, cst.Attribute) and func.attr.value in k.constant_key_sort_methods \
+                and not self.scope.is_tensor(func.value):
+            items = func.value
+        else:
+            return None
+        key = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
+        tensors = self._holds_tensors(items) or self.scope.is_tensor_sequence(items)
+        if key is None or literal(key) == Const(None):
+            return "tensors" if tensors else None
+        if isinstance(key, cst.Lambda) and tensors \
+                and self._tensor_with(key.body, [p.name.value for p in key.params.params]):
+            return "tensors"
+        cls = self.env.project.klass(self.resolver.qualify(key))
+        return f"`{cls.name}` objects" if cls is not None else None
 
     def _asks_tensor_truth(self, node: cst.Call) -> bool:
         """`all([a > 0, b > 0])`, `any([t.sum() > 0 for t in (y, z)])`, `filter(lambda t:

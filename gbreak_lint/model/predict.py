@@ -423,8 +423,10 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
             if entry.lambda_host is not None:
                 _compile_lambda(project, env, tracer, entry)
                 continue
-            for key, strict_call in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
-                tracer.compile_entry(key, entry.function, entry.fullgraph, strict_call)
+            for variant in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
+                if variant.fresh:
+                    tracer.reset_caches()
+                tracer.compile_entry(variant.key, entry.function, entry.fullgraph, variant.strict)
         except RecursionError:
             errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
         except Exception as err:  # noqa: BLE001

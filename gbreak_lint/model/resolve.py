@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..walk import NESTED_SCOPES, find_all
 
-from ..index.project import ProjectIndex, class_scope
+from ..index.project import ProjectIndex, class_scope, is_nn_module
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .callables import Callables
@@ -439,10 +439,6 @@ def method_wrapper(project: ProjectIndex, callables: Callables,
     if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
         return None
     return wrapper, wrapped
-
-
-def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
-    return bool(project.external_bases(cls) & knowledge.nn_module_bases)
 
 
 def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:

@@ -147,19 +147,19 @@ class TensorScope:
         (measured 2.13, GB0170). `not in`, or an answer stored, break otherwise (GB0033, the
         frame skipped): not modelled."""
         items = _membership_items(expr, (cst.In,))
-        return items is not None and self._tensor_sequence(items) and self.is_tensor(expr.left)
+        return items is not None and self.is_tensor_sequence(items) and self.is_tensor(expr.left)
 
     def is_tensor_contains(self, expr: cst.Comparison) -> bool:
         """`v in t` / `v not in t` with a tensor on the right: Tensor.__contains__, which reads
         its answer out of the tensor (a list of tensors passed in is a sequence, not a tensor)."""
         items = _membership_items(expr, (cst.In, cst.NotIn))
-        if items is None or isinstance(items, cst.Name) and self._tensor_sequence(items):
+        if items is None or isinstance(items, cst.Name) and self.is_tensor_sequence(items):
             return False
         if isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return False  # `"aux" in outputs`: a string is never looked for in a tensor
         return self.is_tensor(items)
 
-    def _tensor_sequence(self, items: cst.BaseExpression) -> bool:
+    def is_tensor_sequence(self, items: cst.BaseExpression) -> bool:
         """A list or tuple of tensors: a display of them, or a name holding one."""
         if isinstance(items, cst.Name):
             return items.value in self.tensor_sequences

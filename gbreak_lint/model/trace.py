@@ -118,8 +118,17 @@ class Tracer:
         # only once the trace uses it (inputs are wrapped lazily), so a compilation whose graph
         # before its break is empty is found in the cache instead (measured 2.13)
         self.shapes_only = False
+        self.before_reset: set[tuple] = set()  # sites hit before the program's last torch._dynamo.reset()
 
     # -- top-level frames ------------------------------------------------------------
+    def reset_caches(self) -> None:
+        """`torch._dynamo.reset()`: every compiled frame is forgotten and compiles again. Dynamo's
+        frame counter restarts too, so compiling the same code again repeats the compile ids a
+        site was hit under: a site met before the reset is not counted again."""
+        self.compiled.clear()
+        self.values_seen.clear()
+        self.before_reset.update(self.sites)
+
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
         """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""
         self.strict_call = strict_call
@@ -394,7 +403,7 @@ class Tracer:
         hits += retraced
         if not hard and known is not None and known.retry_pending:
             hits, known.retry_pending = max(0, hits - 1), False
-        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits)
+        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard)
         if hard:
             site.retry_pending = True
             site.outcomes.add(HARD_ERROR)
@@ -510,10 +519,13 @@ class Tracer:
 
     def _rebuild_site(self, info, ev: Event, callers, entry: str) -> SiteRecord | None:
         """Without nested graph breaks, a break inside a method of an object this frame created
-        makes Dynamo resume at the call, with the bound method of the new object on the stack:
-        it cannot rebuild that ("Reconstruction failure"), and the frame runs eagerly."""
-        rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD)
-        if not ev.new_receiver or self.nested or rule is None or self.env.flag(rule.unless_config):
+        makes Dynamo resume at the call, with the bound method of the new object on the stack;
+        a local holding such a method and read after the break is passed to the resume function
+        (nested or not). Dynamo cannot rebuild it ("Reconstruction failure"): the frame runs eagerly."""
+        rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and not self.nested else None
+        if rule is None and ev.rebuilds_method:  # the method is in a live local: with nested breaks too
+            rule = self.env.checks.get(CauseCheck.LIVE_NEW_OBJECT_METHOD)
+        if rule is None or self.env.flag(rule.unless_config):
             return None
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
                         break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
@@ -575,7 +587,9 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.target is not None:
                 self._called_eagerly(info, ev, chain, entry)
 
-    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str, hits: int) -> SiteRecord:
+    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str, hits: int, new_id: bool = False) -> SiteRecord:
+        """`new_id`: a compile that raises is numbered anew even when it repeats one made before
+        a reset (measured 2.13: a break resumed, then after the reset an error there, counts 2)."""
         # Dynamo names a break site by line and break type: two breaks of one kind on one
         # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
         key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
@@ -588,6 +602,8 @@ class Tracer:
             # reached unconditionally as well, or in the usual run where the first reach was in
             # a run assuming a condition (whose own condition may contradict it): by this chain
             site.condition, site.chain, site.entry, site.in_split_run = condition, chain, entry, False
+        if key in self.before_reset and not new_id:
+            return site
         if self.worlds:  # counted only if no run without the condition reaches it (see hits)
             site.conditional_hits += hits
         else:

@@ -95,6 +95,7 @@ class Event:
     mode: CallMode = CallMode.INLINE
     ops_before_block: int = 0
     new_receiver: bool = False  # a method of a (non-module) object this frame created: `Helper().run(x)`
+    rebuilds_method: bool = False  # a live local holds a bound method of an object this frame made
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
