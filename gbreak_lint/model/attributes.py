@@ -24,6 +24,12 @@ from .types import FnValue
 
 PROPERTY_DECORATORS = frozenset({"builtins.property", "functools.cached_property"})
 HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "post"}
+# registry key prefixes (then the model's class) of hooks registered in a loop over a model's
+# sub-modules: `modules()` reaches the model itself and its sub-modules, `children()` the
+# sub-modules alone (both taken one level deep)
+EVERY_MODULE, EVERY_CHILD = "*modules:", "*children:"
+SUBMODULE_LOOPS = {"modules": EVERY_MODULE, "named_modules": EVERY_MODULE,
+                   "children": EVERY_CHILD, "named_children": EVERY_CHILD}
 
 
 def property_getter(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
@@ -60,8 +66,17 @@ class HookRegistry:
         for module in project.mentioning("register_forward"):
             self._collect(project, callables, module)
 
-    def for_attribute(self, name: str, kind: str) -> list[FnValue]:
-        return [fn for k, fn in self.hooks.get(name, ()) if k == kind]
+    def for_attribute(self, name: str, kind: str, owner: str = "", instance: str = "") -> list[FnValue]:
+        """Hooks on the module held under `name`, and those a loop over the sub-modules of a
+        model (`for m in model.modules():`) registered on it: a child when the call is
+        `self.name(...)` in a method of the model's class `owner`, the model itself when
+        `instance` (the class of a module called by name) is that class."""
+        keys = [name]
+        if owner:
+            keys += [EVERY_MODULE + owner, EVERY_CHILD + owner]
+        if instance:
+            keys.append(EVERY_MODULE + instance)
+        return [fn for key in keys for k, fn in self.hooks.get(key, ()) if k == kind]
 
     def _collect(self, project, callables: Callables, module) -> None:
         """The module's hook registrations, reading only the top-level definitions whose lines
@@ -108,6 +123,7 @@ class _HookCalls(cst.CSTVisitor):
         self.callables, self.module, self.hooks = callables, module, hooks
         self.by_node = by_node
         self.stack: list[FunctionInfo | None] = [None]
+        self.loop_modules: dict[str, str] = {}  # a loop variable over sub-modules -> its registry key
 
     def visit_FunctionDef(self, node) -> None:
         self.stack.append(self.by_node.get(node))
@@ -115,13 +131,33 @@ class _HookCalls(cst.CSTVisitor):
     def leave_FunctionDef(self, node) -> None:
         self.stack.pop()
 
+    def visit_For(self, node: cst.For) -> None:
+        """`for m in model.modules():` / `for name, m in model.named_children():`."""
+        call, target = node.iter, node.target  # type: cst.BaseExpression, cst.BaseExpression
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in SUBMODULE_LOOPS):
+            return
+        method = call.func.attr.value
+        if method.startswith("named_") and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            target = target.elements[1].value
+        cls = self._model_class(call.func.value)
+        if isinstance(target, cst.Name) and cls is not None:
+            self.loop_modules[target.value] = SUBMODULE_LOOPS[method] + cls.qualname
+
+    def _model_class(self, model: cst.BaseExpression) -> ClassInfo | None:
+        """The project class of a model named at module level (`model = Net()`)."""
+        project = self.callables.project
+        if not isinstance(model, cst.Name) or model.value in self.module.reassigned:
+            return None
+        return project.created_class(self.module.values.get(model.value), self.module)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS and node.args):
             return
         owner = func.value  # `net.block` / `self.block`, or a module held by a name
         name = owner.attr.value if isinstance(owner, cst.Attribute) else \
-            owner.value if isinstance(owner, cst.Name) else None
+            self.loop_modules.get(owner.value, owner.value) if isinstance(owner, cst.Name) else None
         hook = self.callables.value(node.args[0].value, self.module, self.stack[-1], {}, {})
         if hook is not None and name is not None:
             self.hooks.setdefault(name, []).append((HOOK_METHODS[func.attr.value], hook))

@@ -557,7 +557,11 @@ class CauseMatcher:
         if not isinstance(func, (cst.Attribute, cst.Name)):
             return []
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value
-        hooks = self.env.hooks.for_attribute(name, kind)
+        resolver = self.b.resolver
+        on_self = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        owner = resolver.cls.qualname if on_self and resolver.cls is not None else ""
+        called = resolver.class_of(func) if isinstance(func, cst.Name) else None
+        hooks = self.env.hooks.for_attribute(name, kind, owner, called.qualname if called is not None else "")
         if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)
                              or self._passed_to_constructor(func)):
             return []
@@ -566,7 +570,8 @@ class CauseMatcher:
             fn = self.env.project.function(hook.qualname)
             if fn is not None:
                 tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
-                keys.append(FrameKey(fn.qualname, tensors, hook.captured))
+                # run inside a higher-order op's body, the hook is checked as the body is
+                keys.append(FrameKey(fn.qualname, tensors, hook.captured, hop_body=self.b.key.hop_body))
                 self.env.frame(keys[-1])
         return keys
 
