@@ -164,8 +164,21 @@ class CauseMatcher:
             self.env.frame(lam)
             b.emit(EventKind.CALL, node, target=lam, mode=CallMode.INLINE)
             return
-        if b.scope.is_tensor(node) and not b.star_tuple(node):
-            b.emit(EventKind.OP, node)
+        held = self._held_layer(node.func)
+        if held or b.scope.is_tensor(node) and not b.star_tuple(node):
+            b.emit(EventKind.OP, node, detail=HELD_MODULE if held else "")
+
+    def _held_layer(self, func: cst.BaseExpression) -> bool:
+        """A torch layer this code did not build: a module-level one (`H(x)`), or a deep copy of
+        one (`v = copy.deepcopy(H)`). Its parameters are real tensors, which a run on fake
+        tensors (an allow_in_graph function) cannot mix with its fake inputs."""
+        resolver = self.b.resolver
+        if not isinstance(func, cst.Name) or func.value in resolver.local_layers:
+            return False
+        made = self.b.built.get(func.value)
+        if made is not None and resolver.qualify(made.func) in self.env.tensor_or_module_arg_calls and made.args:
+            return self._held_layer(made.args[0].value)
+        return made is None and resolver.torch_layer(func)
 
     def _module_base_init(self, node: cst.Call) -> bool:
         """`super().__init__()` in a module's constructor reaching torch's `nn.Module.__init__`
@@ -674,12 +687,13 @@ class CauseMatcher:
         found = self._first_fake_failure(key, table, set()) if table is not None else None
         if found is None or table is None:
             return False
-        error = found.rule in table["errors"]
+        cause = found.rule or found.detail  # a rule's break, or an op on a held layer (HELD_MODULE)
+        error = cause in table["errors"]
         rule = self.rule_for_check(CauseCheck.FAKE_RUN_ERROR if error else CauseCheck.FAKE_RUN_BREAK)
         if rule is None:
             return False
-        gb_code = table["breaks"].get(found.rule or "", rule.gb_code)
-        self.b.emit_break(rule, node, gb_code=gb_code, detail=found.rule or "", target=None if error else key)
+        gb_code = table["breaks"].get(cause, rule.gb_code)
+        self.b.emit_break(rule, node, gb_code=gb_code, detail=cause, target=None if error else key)
         return True
 
     def _fake_run_table(self, fn: FunctionInfo):
@@ -697,6 +711,8 @@ class CauseMatcher:
         for ev in info.events if info is not None else ():
             if ev.kind == EventKind.BREAK and ev.detail != MODULE_OPERAND \
                     and (ev.rule in table["breaks"] or ev.rule in table["errors"]):
+                return ev
+            if ev.kind == EventKind.OP and ev.detail == HELD_MODULE and HELD_MODULE in table["errors"]:
                 return ev
             if ev.kind == EventKind.CALL and ev.target is not None:
                 found = self._first_fake_failure(ev.target, table, seen)
@@ -1435,6 +1451,9 @@ def _operator_calls(node: cst.BaseExpression) -> list[_OperatorCall]:
 # a break's detail when its operand is a module, not a tensor: run on fake tensors (an
 # allow_in_graph / nonstrict_trace function) it works (measured 2.13: deepcopy of a layer)
 MODULE_OPERAND = "module"
+# an op event's detail when it calls a torch layer the code did not build (see _held_layer),
+# and the fake_run knowledge's name for it
+HELD_MODULE = "held_module"
 
 
 def _bool_arg(call: cst.Call) -> bool:
