@@ -500,8 +500,28 @@ class FrameBuilder:
                                     lambda expr: display_size(self.function.node, expr))
         if found is None and isinstance(node, cst.Assign):
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
+        if found is None:
+            found = self._operands_unsupported(node.value)
         if found is not None and not self._reads_default(node.value):
             self._raises(node, found)
+
+    def _operands_unsupported(self, expr: cst.BaseExpression) -> str | None:
+        """`a - b` on instances of project classes (with no base outside the project) that
+        define neither `__sub__` on the left nor `__rsub__` on the right: Python raises
+        TypeError, and so does Dynamo, tracing the same objects."""
+        project = self.env.project
+        for node in find_all(expr, (cst.BinaryOperation,), skip=NESTED_SCOPES):
+            dunders = BINARY_DUNDERS.get(type(node.operator))
+            if dunders is None or not (isinstance(node.left, cst.Name) and isinstance(node.right, cst.Name)):
+                continue
+            left, right = self.resolver.class_of(node.left), self.resolver.class_of(node.right)
+            if left is None or right is None or project.external_bases(left) or project.external_bases(right):
+                continue
+            if project.method(left, dunders[0]) is None and project.method(right, dunders[1]) is None \
+                    and project.class_attribute(left, dunders[0]) is None \
+                    and project.class_attribute(right, dunders[1]) is None:
+                return "TypeError"
+        return None
 
     def _reads_deleted(self, node: cst.BaseSmallStatement) -> None:
         """Reading a local after `del` of it: Dynamo stops at the load (measured 2.13: GB0011,
@@ -1172,6 +1192,17 @@ class FrameBuilder:
             return True
         cls = self.resolver.class_of(call.func)
         return cls is not None and self.resolver.is_nn_module(cls)
+
+
+# the method Python looks up on each operand of a binary operator (left, then reflected right)
+BINARY_DUNDERS = {
+    cst.Add: ("__add__", "__radd__"), cst.Subtract: ("__sub__", "__rsub__"),
+    cst.Multiply: ("__mul__", "__rmul__"), cst.Divide: ("__truediv__", "__rtruediv__"),
+    cst.FloorDivide: ("__floordiv__", "__rfloordiv__"), cst.Modulo: ("__mod__", "__rmod__"),
+    cst.Power: ("__pow__", "__rpow__"), cst.MatrixMultiply: ("__matmul__", "__rmatmul__"),
+    cst.BitAnd: ("__and__", "__rand__"), cst.BitOr: ("__or__", "__ror__"), cst.BitXor: ("__xor__", "__rxor__"),
+    cst.LeftShift: ("__lshift__", "__rlshift__"), cst.RightShift: ("__rshift__", "__rrshift__"),
+}
 
 
 def _expr_children(node: cst.CSTNode):
