@@ -8,6 +8,7 @@ from typing import Mapping
 
 import libcst as cst
 
+from ..knowledge import Knowledge
 from .names import dotted
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 
@@ -399,6 +400,6 @@ def class_scope(class_qualname: str, module: ModuleIndex) -> FunctionInfo | None
     return module.functions.get(class_qualname.rsplit(".", 1)[0])
 
 
-def is_nn_module(project: ProjectIndex, knowledge, cls: ClassInfo) -> bool:
+def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
     """A class deriving from torch's nn.Module, directly or through a torch layer (`nn.Sequential`)."""
     return any(knowledge.is_module_class(base) for base in project.external_bases(cls))

@@ -50,7 +50,7 @@ class Knowledge:
         namespace, _, name = qual.rpartition(".")
         if not name[:1].isupper() or qual in self.nn_non_module_classes:
             return False
-        return namespace in self.nn_module_namespaces or namespace.rpartition(".")[0] == "torch.nn.modules"
+        return namespace in self.nn_module_namespaces or namespace.rpartition(".")[0] in self.nn_module_packages
 
     def __getattr__(self, key: str) -> frozenset:
         # lets checks read `knowledge.resumable_context_managers` etc. as frozensets

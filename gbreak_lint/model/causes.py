@@ -14,7 +14,6 @@ from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import tensor_attributes
-from .deleted_members import assignment_targets
 from .callables import nonrecursive
 from .frame_values import constant_display, free_names
 from .instances import built_at_top, is_optimizer_class
@@ -298,9 +297,8 @@ class CauseMatcher:
             return True
         if not (isinstance(expr, cst.Attribute) and b.self_attribute_is_tensor(expr)):
             return False
-        statements = find_all(b.function.node.body, (cst.Assign, cst.AugAssign, cst.AnnAssign), skip=NESTED_SCOPES)
-        return not any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
-                       and t.attr.value == expr.attr.value for stmt in statements for t in assignment_targets(stmt))
+        fn = b.function.node
+        return expr.attr.value not in self.env.node_memo("self_writes", fn, lambda: _self_writes(fn))
 
     def _dynamic_shape_form(self, node: cst.Call, qual: str | None) -> bool:
         """`torch.where(cond)` (the condition alone) and `repeat_interleave` with a tensor of
