@@ -9,6 +9,7 @@ import libcst as cst
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
+from .check_messages import message_argument, unconvertible_message
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
 from .frame_values import FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read
@@ -912,7 +913,19 @@ class FrameBuilder:
         if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
             return
+        if self._bad_check_message(node):
+            return
         self.causes.classify_call(node)
+
+    def _bad_check_message(self, node: cst.Call) -> bool:
+        """`torch._check(cond, message)` whose message Dynamo cannot convert: a break at the call."""
+        message = message_argument(node, self.resolver.qualify(node.func), self.env.knowledge)
+        bad = unconvertible_message(self, message) if message is not None else None
+        if bad is None or not self.causes.check_enabled(CauseCheck.CHECK_MESSAGE):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.CHECK_MESSAGE), node, detail=bad.detail,
+                        gb_code=self.env.knowledge.gb_codes[bad.gb_key])
+        return True
 
     def _non_constant_sort_keys(self, node: cst.Call) -> str | None:
         """What the keys of `sorted(xs, key=...)` / `xs.sort(key=...)` are when they are not
