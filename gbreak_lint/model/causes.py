@@ -611,6 +611,8 @@ class CauseMatcher:
             if disabled == "nonrecursive":
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
+        if self._custom_derivative(node, fn):
+            return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         taken = self.b.escaping_generator(node) if fn.is_generator else None
         if taken is not None or self.b.key.reconstructing:  # its body is traced again to rebuild it
@@ -618,6 +620,35 @@ class CauseMatcher:
             self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
         self._autograd_backward(node, fn)
+
+    def _custom_derivative(self, node: cst.Call, forward: FunctionInfo) -> bool:
+        """`Fn.apply(x)` of a Function defining its own `vjp` or `jvp`: Dynamo refuses it
+        before tracing forward when an input needs grad (measured 2.13: GB0145 / GB0144 at the
+        call, which resumes). Inputs all made here without requires_grad do not need it."""
+        cls = self.env.project.klass(forward.class_qualname) if forward.name == "forward" else None
+        if cls is None or self.b.resolver.callables.autograd_apply(cls) is None \
+                or not self.check_enabled(CauseCheck.CUSTOM_DERIVATIVE) or self._no_grad_inputs(node):
+            return False
+        methods = [(key.removeprefix("custom_"), code) for key, code in self.k.gb_codes.items()
+                   if key.startswith("custom_")]  # in the order Dynamo checks them
+        for method, code in methods:
+            if self.env.project.method(cls, method) is not None:
+                self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_DERIVATIVE), node, detail=method, gb_code=code)
+                return True
+        return False
+
+    def _no_grad_inputs(self, node: cst.Call) -> bool:
+        """Every argument is a local this frame made with a torch factory, without requires_grad."""
+        return all(self._made_without_grad(arg.value) or self.b.values.value(arg.value) is not None
+                   for arg in node.args)  # a Python constant needs no grad either
+
+    def _made_without_grad(self, expr: cst.BaseExpression) -> bool:
+        made = self.b.built.get(expr.value) if isinstance(expr, cst.Name) else None
+        if made is None:
+            return False
+        qual = self.b.resolver.qualify(made.func)
+        return qual is not None and self.b.scope.is_torch_function(qual) \
+            and not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in made.args)
 
     def _autograd_backward(self, node: cst.Call, forward: FunctionInfo) -> None:
         """`Fn.apply(x)`: after forward, Dynamo traces the Function's `backward` to put both in

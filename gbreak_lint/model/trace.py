@@ -433,6 +433,10 @@ class Tracer:
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
             site, (fate, blame, block_line) = rebuild, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
                                                          _outer_block(ev))
+        generator = self._generator_rebuild_site(ev, callers, entry) if fate == Fate.RESUMED else None
+        if generator is not None:  # the live generator cannot be rebuilt: the whole frame runs eagerly
+            site.outcomes.add(Fate.RESUMED)
+            site, (fate, blame, block_line) = generator, (Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None)
         if fate == Fate.RESUMED:
             site.outcomes.add(Fate.RESUMED)
             # the callee (or the allow_in_graph function a break names) then runs as its own frame
@@ -530,6 +534,15 @@ class Tracer:
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
                         break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
         return self._hit(info, event, callers, entry, event.hits)
+
+    def _generator_rebuild_site(self, ev: Event, callers, entry: str) -> SiteRecord | None:
+        """A generator held in a live local is rebuilt for the resume function by tracing the
+        rest of its body: the first break there (a write to state made elsewhere, GB8335) stops it."""
+        gen = self.env.frame(ev.rebuilds_generator) if ev.rebuilds_generator is not None else None
+        found = next((e for e in gen.events if e.kind == EventKind.BREAK), None) if gen is not None else None
+        if gen is None or found is None:
+            return None
+        return self._hit(gen, found, callers, entry, 1)
 
     def _fate(self, ev: Event, frames, site_event: Event):
         """("resumed" | "skipped" | "unresumable", the block to blame, outermost block) of a

@@ -96,6 +96,9 @@ class Event:
     ops_before_block: int = 0
     new_receiver: bool = False  # a method of a (non-module) object this frame created: `Helper().run(x)`
     rebuilds_method: bool = False  # a live local holds a bound method of an object this frame made
+    # a live local holds a generator this frame made: Dynamo rebuilds it for the resume
+    # function by tracing the rest of its body (this key), where a break stops the frame
+    rebuilds_generator: FrameKey | None = None
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
