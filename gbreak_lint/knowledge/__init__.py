@@ -37,6 +37,8 @@ class Knowledge:
     gb_codes_by_callee: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # higher-order op -> its parameters holding the functions it traces whole (keyword -> position)
     strict_higher_order_functions: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
+    # top-level package whose every function Dynamo skips -> the config flag that traces it
+    skipped_packages: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
     fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -97,6 +99,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
+        skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
         strict_higher_order_functions=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in
                                                         (data.get("strict_higher_order_functions") or {}).items()}),

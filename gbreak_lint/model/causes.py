@@ -614,9 +614,8 @@ class CauseMatcher:
         if self._custom_derivative(node, fn):
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
-        taken = self.b.escaping_generator(node) if fn.is_generator else None
-        if taken is not None or self.b.key.reconstructing:  # its body is traced again to rebuild it
-            key = replace(key, reconstructing=True, skip_yields=taken or 0)
+        if fn.is_generator and self.b.escaping_generator(node) or self.b.key.reconstructing:
+            key = replace(key, reconstructing=True)  # its body (a callee's too) is traced again to rebuild it
             self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
         self._autograd_backward(node, fn)
@@ -714,9 +713,10 @@ class CauseMatcher:
         compiled alone), an op they cannot run at all is a compile error."""
         table = self._fake_run_table(fn)
         found = self._first_fake_failure(key, table, set()) if table is not None else None
-        if found is None or table is None:
+        if table is None or found is None and not self._object_output(key, table):
             return False
-        cause = found.rule or found.detail  # a rule's break, or an op on a held layer (HELD_MODULE)
+        # a rule's break, an op on a held layer (HELD_MODULE), or the output (OBJECT_OUTPUT)
+        cause = OBJECT_OUTPUT if found is None else found.rule or found.detail
         error = cause in table["errors"]
         rule = self.rule_for_check(CauseCheck.FAKE_RUN_ERROR if error else CauseCheck.FAKE_RUN_BREAK)
         if rule is None:
@@ -724,6 +724,12 @@ class CauseMatcher:
         gb_code = table["breaks"].get(cause, rule.gb_code)
         self.b.emit_break(rule, node, gb_code=gb_code, detail=cause, target=None if error else key)
         return True
+
+    def _object_output(self, key: FrameKey, table) -> bool:
+        """nonstrict_trace returning an instance of a project class: its output must be
+        tensors, constants or pytree containers of them (measured 2.13: GB0251 at the call)."""
+        info = self.env.frame(key) if OBJECT_OUTPUT in table["breaks"] else None
+        return info is not None and info.returns_object
 
     def _fake_run_table(self, fn: FunctionInfo):
         module = self.env.project.modules[fn.module]
@@ -1483,6 +1489,7 @@ MODULE_OPERAND = "module"
 # an op event's detail when it calls a torch layer the code did not build (see _held_layer),
 # and the fake_run knowledge's name for it
 HELD_MODULE = "held_module"
+OBJECT_OUTPUT = "object_output"  # a fake-run function returning a project object (knowledge: fake_run)
 
 
 def _bool_arg(call: cst.Call) -> bool:

@@ -71,7 +71,12 @@ class ModelEnv:
         (named, or in one of its skipped modules)."""
         if qual is None:
             return False
-        return qual in self.disallowed or qual.rpartition(".")[0] in self.knowledge.skipped_modules
+        module = qual.rpartition(".")[0]
+        if qual in self.disallowed or module in self.knowledge.skipped_modules:
+            return True
+        package = module.partition(".")[0]
+        unless = self.knowledge.skipped_packages.get(package)
+        return unless is not None and not self.flag(unless)
 
     @property
     def custom_ops(self):

@@ -106,8 +106,10 @@ class FrameBuilder:
         self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
         self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
-        self.generators: dict[str, int] = {}  # locals holding a generator made here -> its call event
-        self.generators_held: dict[int, dict[str, int]] = {}  # break point -> those locals then
+        # locals holding a generator made here -> (its creation's call event, yields taken so far)
+        self.generators: dict[str, tuple[int, int]] = {}
+        self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
+        self.escaping: frozenset[str] = frozenset()  # the names a `return` hands back, while it is evaluated
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
 
@@ -248,32 +250,57 @@ class FrameBuilder:
     def _hold_generator(self, name: str, value: cst.BaseExpression) -> None:
         """`gen = make(t)` of a generator function: the local holds the generator object."""
         last = self.events[-1] if self.events else None
-        if isinstance(value, cst.Call) and last is not None and last.kind == EventKind.CALL \
-                and last.mode == CallMode.GENERATOR and last.target is not None and last.span == self.span(value):
-            self.generators[name] = len(self.events) - 1
+        if isinstance(value, cst.Call) and _stepped(value) is None and last is not None \
+                and last.kind == EventKind.CALL and last.mode == CallMode.GENERATOR and last.target is not None \
+                and last.span == self.span(value) and not last.target.reconstructing:
+            # making a generator runs none of its body: each later use runs its part
+            created = replace(last.target, take_yields=0)
+            self.env.frame(created)
+            self.events[-1] = replace(last, target=created)
+            self.generators[name] = (len(self.events) - 1, 0)
         else:
             self.generators.pop(name, None)
 
-    def _rebuild_live_generator(self, fn: FunctionInfo, out: list[Event], i: int, held: dict[str, int]) -> None:
+    def _step_generator(self, node: cst.Call) -> bool:
+        """`next(gen)` / `gen.send(v)` of a generator held here: its body runs to the next yield."""
+        name = _stepped(node)
+        if name not in self.generators:
+            return False
+        for arg in node.args if isinstance(node.func, cst.Attribute) else node.args[1:]:
+            self.expr(arg.value)
+        made, taken = self.generators[name]
+        self.generators[name] = (made, taken + 1)
+        self._run_generator(node, made, skip_yields=taken, take_yields=1)
+        return True
+
+    def _consume_generator(self, node: cst.Name) -> None:
+        """Any other use of a held generator (iterated, passed on, returned) runs the rest of its
+        body there; returned, Dynamo rebuilds it by tracing that rest (reconstructing)."""
+        made, taken = self.generators.pop(node.value)
+        self._run_generator(node, made, skip_yields=taken, reconstructing=node.value in self.escaping)
+
+    def _run_generator(self, node: cst.CSTNode, made: int, **part) -> None:
+        target = self.events[made].target
+        assert target is not None  # a generator's creation names its frame
+        key = replace(target, **{"take_yields": None, **part})
+        self.env.frame(key)
+        self.emit(EventKind.CALL, node, target=key, mode=CallMode.GENERATOR)
+
+    def _rebuild_live_generator(self, fn: FunctionInfo, out: list[Event], i: int,
+                                held: dict[str, tuple[int, int]]) -> None:
         """A generator made here and read after break point `i` is rebuilt for the resume
         function by tracing the rest of its body (measured 2.13: a write there to state made
         elsewhere is GB8335 and the frame runs eagerly). Rebuilt there first, it is not rebuilt
         again where the frame returns it."""
-        line = out[i].line
-        for name in sorted(live_after(self._statements(fn), line) & held.keys()):
-            made = out[held[name]]
-            assert made.target is not None  # a generator's call names its frame
-            taken = sum(1 for c in find_all(fn.node.body, (cst.Call,), skip=NESTED_SCOPES)
-                        if _steps(c, name) and made.line < self.line(c) < line)
-            key = replace(made.target, reconstructing=True, skip_yields=taken)
+        for name in sorted(live_after(self._statements(fn), out[i].line) & held.keys()):
+            made, taken = held[name]
+            target = out[made].target
+            assert target is not None  # a generator's creation names its frame
+            key = replace(target, reconstructing=True, skip_yields=taken, take_yields=None)
             info = self.env.frame(key)
-            if info is None or not any(ev.kind == EventKind.BREAK for ev in info.events):
-                continue
-            plain = replace(made.target, reconstructing=False, skip_yields=0)
-            self.env.frame(plain)
-            out[held[name]] = replace(made, target=plain)
-            out[i] = replace(out[i], rebuilds_generator=key)
-            return
+            if info is not None and any(ev.kind == EventKind.BREAK for ev in info.events):
+                out[i] = replace(out[i], rebuilds_generator=key)
+                return
 
     def _tensorless_resumes(self, fn: FunctionInfo, events: tuple[Event, ...]) -> tuple[Event, ...]:
         """Mark the break points after which nothing live holds a tensor: Dynamo does not compile
@@ -318,6 +345,8 @@ class FrameBuilder:
     def emit(self, kind: EventKind, node: cst.CSTNode, **fields) -> None:
         if self.yields_seen < self.key.skip_yields:
             return  # run by the frame that consumed these yields, not by the rebuild
+        if self.key.take_yields is not None and self.yields_seen >= self.key.skip_yields + self.key.take_yields:
+            return  # run by a later `next(gen)`
         if self.conditions:
             fields.setdefault("condition", " and ".join(self.conditions))
         if kind in (EventKind.CALL, EventKind.BREAK):
@@ -382,7 +411,7 @@ class FrameBuilder:
         if self.undefined:
             self._reads_unloadable(node, self.undefined, CauseCheck.UNDEFINED_NAME_READ)
         self._small(node)
-        if self.key.skip_yields:
+        if self.key.skip_yields or self.key.take_yields is not None:
             self.yields_seen += len(find_all(node, (cst.Yield,), skip=NESTED_SCOPES))
 
     def _small(self, node: cst.BaseSmallStatement) -> None:
@@ -406,7 +435,10 @@ class FrameBuilder:
         elif isinstance(node, cst.Del):
             self.delete(node)
         elif isinstance(node, cst.Return) and node.value is not None:
+            items = [el.value for el in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
+            self.escaping = frozenset(item.value for item in items if isinstance(item, cst.Name))
             self.expr(node.value)
+            self.escaping = frozenset()
             self.returns_tensor |= self.scope.is_tensor(node.value)
             self.returns_data_scalar |= self.scope.is_data_scalar(node.value)
             self.returns_object = self._is_object(node.value) and self.returns_object is not False
@@ -715,6 +747,8 @@ class FrameBuilder:
         expression, a call of a generator function, directly or inside `enumerate(...)` /
         `zip(...)`), the function given to `map` / `filter`?"""
         lazy = self.env.knowledge.lazy_calling_iterators
+        if any(n.value in self.generators for n in find_all(iterable, (cst.Name,), skip=NESTED_SCOPES)):
+            return True  # a generator held in a local
         for node in find_all(iterable, (cst.GeneratorExp, cst.Call), skip=NESTED_SCOPES):
             if isinstance(node, cst.GeneratorExp) or self.resolver.qualify(node.func) in lazy:
                 return True
@@ -853,6 +887,8 @@ class FrameBuilder:
             self.comprehension(node)
         elif isinstance(node, cst.Lambda):
             return
+        elif isinstance(node, cst.Name) and node.value in self.generators:
+            self._consume_generator(node)
         elif isinstance(node, cst.IfExp):
             self.expr(node.test)
             known = self.compile_time(node.test)
@@ -937,6 +973,8 @@ class FrameBuilder:
                             inlined_only=any(n.value in passed for n in find_all(test, (cst.Name,))))
 
     def call(self, node: cst.Call) -> None:
+        if self.generators and self._step_generator(node):
+            return
         func = node.func
         if isinstance(func, cst.Attribute):
             self.expr(func.value)
@@ -1168,12 +1206,11 @@ class FrameBuilder:
         (a parameter's item or attribute, a nonlocal): measured 2.13, GB8335."""
         return self.causes.check_enabled(CauseCheck.GENERATOR_MUTATION) and self._outer_write(node, owns_parameters=False)
 
-    def escaping_generator(self, call: cst.Call) -> int | None:
-        """How many yields this frame takes from the generator a call makes, when the frame
-        returns it (Dynamo then rebuilds it); None when it does not escape."""
+    def escaping_generator(self, call: cst.Call) -> bool:
+        """Does this frame return the generator the call makes (Dynamo then rebuilds it)?"""
         escaping = self.env.node_memo("escaping_generators", self.function.node,
                                       lambda: escaping_generator_calls(self.function.node))
-        return escaping.get(id(call))
+        return id(call) in escaping
 
     def _writes_outside(self, node: cst.BaseSmallStatement, check: CauseCheck) -> bool:
         """A statement of a traced hook or higher-order op body changing state it does not own
@@ -1331,10 +1368,14 @@ def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
 
 
 
-def _steps(call: cst.Call, name: str) -> bool:
-    """`next(name)`: one item taken from the generator `name` holds."""
-    return isinstance(call.func, cst.Name) and call.func.value == "next" and bool(call.args) \
-        and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == name
+def _stepped(call: cst.Call) -> str | None:
+    """The local `next(gen)` / `gen.send(v)` takes one item from."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value == "next" and call.args and isinstance(call.args[0].value, cst.Name):
+        return call.args[0].value.value
+    if isinstance(func, cst.Attribute) and func.attr.value == "send" and isinstance(func.value, cst.Name):
+        return func.value.value
+    return None
 
 
 def _dict_items_key(loop: cst.For) -> cst.BaseExpression | None:

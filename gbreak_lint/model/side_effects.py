@@ -10,8 +10,6 @@ the same writes cannot be replayed (GB8335): `escaping_generator_calls` finds th
 """
 from __future__ import annotations
 
-from collections import Counter
-
 import libcst as cst
 
 from ..walk import NESTED_SCOPES, find_all
@@ -60,27 +58,12 @@ def declared_outer(body: cst.CSTNode, kinds: tuple[type, ...] = (cst.Global, cst
     return frozenset(n.name.value for d in find_all(body, kinds, skip=NESTED_SCOPES) for n in d.names)
 
 
-def escaping_generator_calls(fn: cst.FunctionDef) -> dict[int, int]:
-    """id(call) -> yields taken, for the calls whose generator the function returns: `return
-    make(t)`, `return t, make(t)`, or `gen = make(t); next(gen); return gen` (one yield taken
-    per `next(gen)` in the function)."""
-    found: dict[int, int] = {}
-    returned: set[str] = set()
+def escaping_generator_calls(fn: cst.FunctionDef) -> frozenset[int]:
+    """id(call) of the calls whose generator the function returns directly: `return make(t)`,
+    `return t, make(t)` (one held in a local first is followed through the frame's events)."""
+    found: set[int] = set()
     for ret in find_all(fn.body, (cst.Return,), skip=NESTED_SCOPES):
         value = ret.value
         items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
-        for item in items:
-            if isinstance(item, cst.Call):
-                found[id(item)] = 0
-            elif isinstance(item, cst.Name):
-                returned.add(item.value)
-    if not returned:
-        return found
-    steps = Counter(c.args[0].value.value for c in find_all(fn.body, (cst.Call,), skip=NESTED_SCOPES)
-                    if isinstance(c.func, cst.Name) and c.func.value == "next" and c.args
-                    and isinstance(c.args[0].value, cst.Name))
-    for assign in find_all(fn.body, (cst.Assign,), skip=NESTED_SCOPES):
-        names = [t.target.value for t in assign.targets if isinstance(t.target, cst.Name)]
-        if isinstance(assign.value, cst.Call) and len(names) == 1 and names[0] in returned:
-            found[id(assign.value)] = steps[names[0]]
-    return found
+        found.update(id(item) for item in items if isinstance(item, cst.Call))
+    return frozenset(found)

@@ -71,6 +71,9 @@ class FrameKey:
     # state made elsewhere there stops the frame (GB8335)
     reconstructing: bool = False
     skip_yields: int = 0
+    # a generator held in a local runs only up to the yield each `next(gen)` takes: this many
+    # yields after `skip_yields` (None: to its end; 0: nothing, its creation)
+    take_yields: int | None = None
 
 
 @dataclass(frozen=True)
