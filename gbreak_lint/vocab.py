@@ -121,6 +121,7 @@ class CauseCheck(Vocab):
     HOP_ATTRIBUTE_LEFT_SET = "hop_attribute_left_set"
     TENSOR_CONTAINS = "tensor_contains"  # `v in t` on a tensor: Tensor.__contains__ calls .item() (GB0124)
     SORT_NON_CONSTANT_KEYS = "sort_non_constant_keys"  # sorted()/list.sort() with tensor or object keys (GB0207)
+    NONSTRICT_TRACE_IN_REGION = "nonstrict_trace_in_region"  # nonstrict_trace applied to a function the region defines (GB0078)
     CUSTOM_DERIVATIVE = "custom_derivative"  # Fn.apply of an autograd.Function defining vjp / jvp (GB0145/GB0144)
     CHECK_MESSAGE = "check_message"  # torch._check(cond, msg) with a message Dynamo cannot convert (GB9158/GB9840)
 

@@ -837,6 +837,8 @@ class FrameBuilder:
 
     def stmt_FunctionDef(self, node) -> None:
         for dec in node.decorators:
+            if self._nonstrict_trace_in_region(dec):
+                continue
             self.expr(dec.decorator)
             self._decorator_call(dec.decorator)
             self._comptime_body(dec.decorator, node)
@@ -991,9 +993,25 @@ class FrameBuilder:
         if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
             return
-        if self._bad_check_message(node):
+        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node):
             return
         self.causes.classify_call(node)
+
+    def _nonstrict_trace_in_region(self, node: cst.Call | cst.Decorator) -> bool:
+        """`nonstrict_trace(inner)` in compiled code, of a function the frame defines (a nested
+        def, a lambda) or as a nested def's decorator: Dynamo refuses it (GB0078) and breaks there."""
+        if isinstance(node, cst.Decorator):
+            func: cst.BaseExpression = node.decorator
+            defined_here = True
+        else:
+            func, first = node.func, node.args[0].value if node.args else None
+            defined_here = isinstance(first, cst.Lambda) or \
+                isinstance(first, cst.Name) and first.value in self.function.local_functions
+        if not defined_here or self.resolver.qualify(func) not in self.env.knowledge.region_nonstrict_trace \
+                or not self.causes.check_enabled(CauseCheck.NONSTRICT_TRACE_IN_REGION):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.NONSTRICT_TRACE_IN_REGION), func)
+        return True
 
     def _bad_check_message(self, node: cst.Call) -> bool:
         """`torch._check(cond, message)` whose message Dynamo cannot convert: a break at the call."""
