@@ -269,6 +269,10 @@ class FrameBuilder:
         for arg in node.args if isinstance(node.func, cst.Attribute) else node.args[1:]:
             self.expr(arg.value)
         made, taken = self.generators[name]
+        if any(c.kind == BlockKind.LOOP for c in self.ctx):  # stepped again and again: all the rest runs
+            del self.generators[name]
+            self._run_generator(node, made, skip_yields=taken)
+            return True
         self.generators[name] = (made, taken + 1)
         self._run_generator(node, made, skip_yields=taken, take_yields=1)
         return True
