@@ -44,3 +44,29 @@ def _assign(scope: TensorScope, target: cst.BaseExpression, value: cst.BaseExpre
         (found.add if scope.is_tensor(value) else found.discard)(target.attr.value)
     elif isinstance(target, cst.Name):
         scope.assign(target, value)
+
+
+def attribute_shapes(project: ProjectIndex, cls: ClassInfo, call: cst.Call,
+                     shape_of: Callable[[cst.BaseExpression], tuple[int, ...] | None]) -> dict[str, tuple[int, ...]]:
+    """`self.<attr>` -> static shape, for the attributes `__init__` sets straight from a
+    parameter the call passes a tensor of known shape (`C(x)` with `self.x = x`)."""
+    init = project.method(cls, "__init__")
+    if init is None or any(a.star for a in call.args):
+        return {}
+    positional = [p.name for p in init.params[1:] if p.kind == "positional"]
+    given = dict(zip(positional, (a.value for a in call.args if a.keyword is None)))
+    given.update((a.keyword.value, a.value) for a in call.args if a.keyword is not None)
+    found: dict[str, tuple[int, ...]] = {}
+    for stmt in init.node.body.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Name):
+                continue
+            shape = shape_of(given[small.value.value]) if small.value.value in given else None
+            for target in small.targets:
+                t = target.target
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    if shape is None:
+                        found.pop(f"self.{t.attr.value}", None)
+                    else:
+                        found[f"self.{t.attr.value}"] = shape
+    return found

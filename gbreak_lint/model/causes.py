@@ -13,7 +13,7 @@ from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
-from .built_objects import tensor_attributes
+from .built_objects import attribute_shapes, tensor_attributes
 from .callables import nonrecursive
 from .frame_values import constant_display, free_names
 from .instances import built_at_top, is_optimizer_class
@@ -515,7 +515,8 @@ class CauseMatcher:
         key = FrameKey(fn.qualname, self_class=cls.qualname, arguments=tuple((p, name) for p in params),
                        training=self.b.key.training if on_self else None,
                        attributes=self.b.key.attributes if on_self else (),
-                       tensor_attributes=self.tensor_attributes_of(node.value))
+                       tensor_attributes=self.tensor_attributes_of(node.value),
+                       shapes=self.attribute_shapes_of(node.value))
         self.env.frame(key)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
@@ -534,7 +535,8 @@ class CauseMatcher:
                 continue
             operands = {p.name for p in fn.params[1:2]} if other is not None and self.b.scope.is_tensor(other) else set()
             key = FrameKey(fn.qualname, frozenset(operands), self_class=cls.qualname,
-                           tensor_attributes=self.tensor_attributes_of(receiver))
+                           tensor_attributes=self.tensor_attributes_of(receiver),
+                           shapes=self.attribute_shapes_of(receiver))
             self.env.frame(key)
             mode = CallMode.OPERATOR if isinstance(node, cst.BinaryOperation) else CallMode.INLINE
             self.b.emit(EventKind.CALL, node, target=key, mode=mode)
@@ -851,7 +853,8 @@ class CauseMatcher:
                         unbound_passed=forwarded is None and any(a.star for a in node.args),
                         training=self._callee_training(target, node),
                         attributes=self._callee_attributes(target, node),
-                        shapes=tuple(sorted((n, s) for n, s in shapes.items() if s is not None)),
+                        shapes=tuple(sorted([(n, s) for n, s in shapes.items() if s is not None]
+                                            + list(self._callee_attribute_shapes(target, node)))),
                         tensor_attributes=self._callee_tensor_attributes(target, node))
 
     def _cells_holding_tensors(self, callee: FunctionInfo) -> frozenset[str]:
@@ -862,6 +865,14 @@ class CauseMatcher:
         return self.b.env.node_memo("free_names", callee.node, lambda: free_names(callee.node)) \
             & frozenset(self.b.scope.tensors)
 
+    def _callee_attribute_shapes(self, target: CallTarget, node: cst.Call) -> tuple:
+        """`recv.method(...)` on an object built from tensors of known shape: its attributes' shapes."""
+        func = node.func
+        if not (target.skip_first_param and isinstance(func, cst.Attribute)
+                and func.attr.value == target.function.name):
+            return ()
+        return self.attribute_shapes_of(func.value)
+
     def _callee_tensor_attributes(self, target: CallTarget, node: cst.Call) -> frozenset[str]:
         """`recv.method(...)` on an object built from tensors: its `self`'s tensor attributes
         (not a sub-module's forward run by `self.sub(x)`, whose `self` is another object)."""
@@ -870,6 +881,19 @@ class CauseMatcher:
                 and func.attr.value == target.function.name):
             return frozenset()
         return self.tensor_attributes_of(func.value)
+
+    def attribute_shapes_of(self, value: cst.BaseExpression) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The known shapes of the tensor attributes (`self.x`) of the object an expression is,
+        as FrameKey.shapes entries: `self`'s own, or those of an object built here (`C(x)`)."""
+        b = self.b
+        if isinstance(value, cst.Name):
+            if value.value == "self":
+                return tuple(item for item in b.key.shapes if item[0].startswith("self."))
+            value = b.built.get(value.value)
+        cls = b.resolver.instantiated_class(value) if isinstance(value, cst.Call) else None
+        if cls is None or not isinstance(value, cst.Call):
+            return ()
+        return tuple(sorted(attribute_shapes(self.env.project, cls, value, b.values.shape_of).items()))
 
     def tensor_attributes_of(self, value: cst.BaseExpression) -> frozenset[str]:
         """The attributes holding tensors of the object an expression is: `self` (what this

@@ -262,6 +262,8 @@ class FrameValues:
             if held is not None:
                 return held.dims if isinstance(held, TensorShape) else None
             return dict(self.key.shapes).get(expr.value) if expr.value in self.params else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return dict(self.key.shapes).get(f"self.{expr.attr.value}")  # set from a sized tensor
         if isinstance(expr, cst.BinaryOperation):
             left, right = self.shape_of(expr.left, depth + 1), self.shape_of(expr.right, depth + 1)
             if left is None and right is None:
