@@ -867,46 +867,43 @@ class CauseMatcher:
 
     def _callee_attribute_shapes(self, target: CallTarget, node: cst.Call) -> tuple:
         """`recv.method(...)` on an object built from tensors of known shape: its attributes' shapes."""
-        func = node.func
-        if not (target.skip_first_param and isinstance(func, cst.Attribute)
-                and func.attr.value == target.function.name):
-            return ()
-        return self.attribute_shapes_of(func.value)
+        receiver = _method_receiver(target, node)
+        return self.attribute_shapes_of(receiver) if receiver is not None else ()
 
     def _callee_tensor_attributes(self, target: CallTarget, node: cst.Call) -> frozenset[str]:
         """`recv.method(...)` on an object built from tensors: its `self`'s tensor attributes
         (not a sub-module's forward run by `self.sub(x)`, whose `self` is another object)."""
-        func = node.func
-        if not (target.skip_first_param and isinstance(func, cst.Attribute)
-                and func.attr.value == target.function.name):
-            return frozenset()
-        return self.tensor_attributes_of(func.value)
+        receiver = _method_receiver(target, node)
+        return self.tensor_attributes_of(receiver) if receiver is not None else frozenset()
 
     def attribute_shapes_of(self, value: cst.BaseExpression) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """The known shapes of the tensor attributes (`self.x`) of the object an expression is,
         as FrameKey.shapes entries: `self`'s own, or those of an object built here (`C(x)`)."""
-        b = self.b
-        if isinstance(value, cst.Name):
-            if value.value == "self":
-                return tuple(item for item in b.key.shapes if item[0].startswith("self."))
-            value = b.built.get(value.value)
-        cls = b.resolver.instantiated_class(value) if isinstance(value, cst.Call) else None
-        if cls is None or not isinstance(value, cst.Call):
+        if isinstance(value, cst.Name) and value.value == "self":
+            return tuple(item for item in self.b.key.shapes if item[0].startswith("self."))
+        built = self._built_object(value)
+        if built is None:
             return ()
-        return tuple(sorted(attribute_shapes(self.env.project, cls, value, b.values.shape_of).items()))
+        cls, call = built
+        return tuple(sorted(attribute_shapes(self.env.project, cls, call, self.b.values.shape_of).items()))
+
+    def _built_object(self, value: cst.BaseExpression):
+        """(class, constructor call) of `C(x)` or of a local bound to it, else None."""
+        if isinstance(value, cst.Name):
+            value = self.b.built.get(value.value)
+        cls = self.b.resolver.instantiated_class(value) if isinstance(value, cst.Call) else None
+        return (cls, value) if cls is not None else None
 
     def tensor_attributes_of(self, value: cst.BaseExpression) -> frozenset[str]:
         """The attributes holding tensors of the object an expression is: `self` (what this
         frame's own holds), a local bound to an object built here, or `C(x)` itself."""
-        b = self.b
-        if isinstance(value, cst.Name):
-            if value.value == "self":
-                return b.key.tensor_attributes
-            value = b.built.get(value.value)
-        if not isinstance(value, cst.Call):
+        if isinstance(value, cst.Name) and value.value == "self":
+            return self.b.key.tensor_attributes
+        built = self._built_object(value)
+        if built is None:
             return frozenset()
-        cls = b.resolver.instantiated_class(value)
-        return tensor_attributes(self.env.project, self.k, cls, value, b.scope.is_tensor) if cls else frozenset()
+        cls, call = built
+        return tensor_attributes(self.env.project, self.k, cls, call, self.b.scope.is_tensor)
 
     def _callee_shapes(self, node: cst.Call, params, positional, args, passed, tensors, spread: Keywords,
                        forwarded_items: int) -> dict:
@@ -1514,6 +1511,15 @@ MODULE_OPERAND = "module"
 # and the fake_run knowledge's name for it
 HELD_MODULE = "held_module"
 OBJECT_OUTPUT = "object_output"  # a fake-run function returning a project object (knowledge: fake_run)
+
+
+def _method_receiver(target: CallTarget, node: cst.Call) -> cst.BaseExpression | None:
+    """`recv` of `recv.method(...)` when the call runs that method on it (not a sub-module's
+    forward run by `self.sub(x)`, whose `self` is another object)."""
+    func = node.func
+    if target.skip_first_param and isinstance(func, cst.Attribute) and func.attr.value == target.function.name:
+        return func.value
+    return None
 
 
 def _bool_arg(call: cst.Call) -> bool:

@@ -268,13 +268,12 @@ class FrameBuilder:
             return False
         for arg in node.args if isinstance(node.func, cst.Attribute) else node.args[1:]:
             self.expr(arg.value)
-        made, taken = self.generators[name]
+        made, taken = self.generators.pop(name)
         if any(c.kind == BlockKind.LOOP for c in self.ctx):  # stepped again and again: all the rest runs
-            del self.generators[name]
             self._run_generator(node, made, skip_yields=taken)
-            return True
-        self.generators[name] = (made, taken + 1)
-        self._run_generator(node, made, skip_yields=taken, take_yields=1)
+        else:
+            self.generators[name] = (made, taken + 1)
+            self._run_generator(node, made, skip_yields=taken, take_yields=1)
         return True
 
     def _consume_generator(self, node: cst.Name) -> None:
@@ -294,8 +293,7 @@ class FrameBuilder:
                                 held: dict[str, tuple[int, int]]) -> None:
         """A generator made here and read after break point `i` is rebuilt for the resume
         function by tracing the rest of its body (measured 2.13: a write there to state made
-        elsewhere is GB8335 and the frame runs eagerly). Rebuilt there first, it is not rebuilt
-        again where the frame returns it."""
+        elsewhere is GB8335 and the frame runs eagerly)."""
         for name in sorted(live_after(self._statements(fn), out[i].line) & held.keys()):
             made, taken = held[name]
             target = out[made].target
