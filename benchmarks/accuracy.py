@@ -12,6 +12,7 @@ and scored as the corpus README describes:
 - frames: `frame-skipped` / `frame-partial` diagnostics by frame path + def line against
   skipped frames due to a graph break or skip_frame() (not resume functions) and compiled
   frames with `partial_then_eager_at`;
+- the outcome of each matched frame (skipped vs compiled up to a checkpoint);
 - times_traced of each matched site against the label's `compiles_hit`.
 """
 from __future__ import annotations
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"{corpus}: {sum(len(v) for v in folders.values())} labelled programs")
         print(f"  break sites   precision {result['site_precision']:.3f}  recall {result['site_recall']:.3f}")
-        print(f"  frames        precision {result['frame_precision']:.3f}  recall {result['frame_recall']:.3f}")
+        print(f"  frames        precision {result['frame_precision']:.3f}  recall {result['frame_recall']:.3f}"
+              f"  outcome exact {result['frame_outcome_exact']:.3f}")
         print(f"  times_traced  exact on {result['times_traced_exact']:.3f} of true positives")
         print(f"  GB codes      exact on {result['gb_code_exact']:.3f} of true positives")
         print(f"  counts        {result['counts']}")

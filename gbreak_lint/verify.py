@@ -6,6 +6,7 @@ code) and by benchmarks/accuracy.py.  Scoring follows ../shared/corpus/README.md
   label's line lies within line..end_line (labels: graph breaks + library breaks at user lines);
 - frames: `frame-skipped` / `frame-partial` by frame path + def line, against frames skipped
   because of a graph break or skip_frame() (not resume functions) and partially compiled ones;
+- the outcome (skipped or partial) of each matched frame;
 - times_traced of each matched site against the label's `compiles_hit`.
 """
 from __future__ import annotations
@@ -26,8 +27,8 @@ class Observed:
 @dataclass
 class Comparison:
     counts: dict = field(default_factory=lambda: dict.fromkeys(
-        ("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn", "times_exact",
-         "gb_code_exact"), 0))
+        ("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn", "frame_outcome_exact",
+         "times_exact", "gb_code_exact"), 0))
     rows: list = field(default_factory=list)  # one per site or frame, predicted and/or observed
 
     def figures(self) -> dict:
@@ -37,6 +38,7 @@ class Comparison:
             "site_recall": ratio(c["site_tp"], c["site_tp"] + c["site_fn"]),
             "frame_precision": ratio(c["frame_tp"], c["frame_tp"] + c["frame_fp"]),
             "frame_recall": ratio(c["frame_tp"], c["frame_tp"] + c["frame_fn"]),
+            "frame_outcome_exact": ratio(c["frame_outcome_exact"], c["frame_tp"]),
             "times_traced_exact": ratio(c["times_exact"], c["site_tp"]),
             "gb_code_exact": ratio(c["gb_code_exact"], c["site_tp"]),
         }
@@ -138,6 +140,10 @@ def _compare_frames(obs: Observed, diagnostics: list[dict], root: Path, out: Com
                "predicted": p and p["outcome"], "observed": o and o["outcome"]}
         if p and o:
             c["frame_tp"] += 1
+            if p["outcome"] == o["outcome"]:
+                c["frame_outcome_exact"] += 1
+            else:  # the right frame, the wrong fate (skipped vs compiled up to a checkpoint)
+                row["miss"] = f"OUTCOME frame {where}: predicted {p['outcome']}, observed {o['outcome']}"
         elif p:
             c["frame_fp"] += 1
             row["miss"] = f"FP frame {where}"

@@ -124,6 +124,7 @@ class CauseCheck(Vocab):
     NONSTRICT_TRACE_IN_REGION = "nonstrict_trace_in_region"  # nonstrict_trace applied to a function the region defines (GB0078)
     CUSTOM_DERIVATIVE = "custom_derivative"  # Fn.apply of an autograd.Function defining vjp / jvp (GB0145/GB0144)
     CHECK_MESSAGE = "check_message"  # torch._check(cond, msg) with a message Dynamo cannot convert (GB9158/GB9840)
+    DATA_OF_NEW_TENSOR = "data_of_new_tensor"  # `t.data = v` on a tensor the compiled code made (GB0056)
 
 
 class Fate(Vocab):

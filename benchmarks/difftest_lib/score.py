@@ -1,6 +1,6 @@
 """One program's label vs the linter, through gbreak_lint.verify (the scorer accuracy.py
-uses), plus what verify does not count: GB code mismatches, skipped-vs-partial frames and
-compile errors (label sites with outcome "hard_error" vs `compile-error` diagnostics)."""
+uses), plus what verify does not count: GB code mismatches and compile errors (label sites
+with outcome "hard_error" vs `compile-error` diagnostics)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,6 +15,7 @@ def score_program(label: dict, diags: list[dict], root: Path) -> dict:
     obs = observed(label, root)
     cmp = compare(obs, diags, root)
     counts = dict(cmp.counts, **dict.fromkeys(EXTRA, 0))
+    counts.pop("frame_outcome_exact")  # reported here as frame_outcome_mismatch
     misses = [_row_miss(r) for r in cmp.rows if r.get("miss")]
     misses += _gb_code_misses(obs, diags, root)
     misses += _frame_outcome_misses(cmp.rows, counts)
@@ -40,6 +41,8 @@ def signature(miss: list) -> tuple:
 
 def _row_miss(row: dict) -> list:
     where = "@" + row["where"]
+    if row["miss"].startswith("OUTCOME"):
+        return []  # filed by _frame_outcome_misses, which counts it too
     if row["what"] == "frame":
         kind = "frame_fp" if row["predicted"] else "frame_fn"
         return [kind, row["predicted"] or row["observed"], row["function"], where]

@@ -114,10 +114,10 @@ class CauseMatcher:
             b.emit_break(self.rule_for_check(CauseCheck.TORCH_GENERATOR), node, gb_code=generator_code,
                          detail=node.func.attr.value if isinstance(node.func, cst.Attribute) else qual or "")
             return
-        if qual in self.k.iterator_consumers and node.args and self.passed_iterator(node.args[0].value) \
-                and self.check_enabled(CauseCheck.PASSED_ITERATOR):
+        stepped = self._steps_passed_iterator(node, qual)
+        if stepped is not None and self.check_enabled(CauseCheck.PASSED_ITERATOR):
             rule = self.rule_for_check(CauseCheck.PASSED_ITERATOR)
-            b.emit_break(rule, node, gb_code=self._gb_code(rule, node), detail=qual.removeprefix("builtins."))
+            b.emit_break(rule, node, gb_code=self._gb_code(rule, node), detail=stepped)
             return
         method = self._optimizer_method(node)
         if method is not None and self.check_enabled(CauseCheck.OPTIMIZER_METHOD):
@@ -369,6 +369,17 @@ class CauseMatcher:
             # value read out of a tensor (`x = t.tolist(); x.item()` is not a tensor method)
         return True
 
+    def _steps_passed_iterator(self, node: cst.Call, qual: str | None) -> str | None:
+        """`next(it)` / `list(it)` of an iterator passed in, or `ctx.__enter__()` of a passed
+        @contextmanager object (which steps its generator): the callee's name."""
+        if qual in self.k.iterator_consumers and node.args and self.passed_iterator(node.args[0].value):
+            return (qual or "").removeprefix("builtins.")
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in self.k.passed_generator_stepping_methods \
+                and self.passed_iterator(func.value):
+            return func.attr.value
+        return None
+
     def _gb_code(self, rule, node: cst.Call) -> str | None:
         """Some causes have a different Dynamo code by operand (declared in the rule)."""
         when = rule.gb_code_when
@@ -453,6 +464,10 @@ class CauseMatcher:
                 and self.check_enabled(CauseCheck.CLASS_REASSIGN):
             self.b.emit_break(self.rule_for_check(CauseCheck.CLASS_REASSIGN), target)
             return
+        if target.attr.value == "data" and self._made_in_trace(target.value) \
+                and self.check_enabled(CauseCheck.DATA_OF_NEW_TENSOR):
+            self.b.emit_break(self.rule_for_check(CauseCheck.DATA_OF_NEW_TENSOR), target)
+            return
         for rule in self.env.attribute_assigns.get(target.attr.value, ()):
             # the trigger names tensor attributes (`.requires_grad`): a receiver nothing else
             # is known about (`h = values[:, None]` of a forwarded kwarg, a parameter) is a tensor
@@ -464,6 +479,14 @@ class CauseMatcher:
         setter = setattr_override(self.env.project, cls) if cls is not None else None
         if setter is not None:  # `self.x = v` runs the class's __setattr__ (inlined, resumable)
             self._implicit_call(setter, target, cls, CallMode.DUNDER, Const(target.attr.value))
+
+    def _made_in_trace(self, expr: cst.BaseExpression) -> bool:
+        """A local tensor this trace built by a call (`z = torch.zeros(4)`) with no break since:
+        Dynamo knows no source for it (past a break the resume function gets it as an input)."""
+        b = self.b
+        if not isinstance(expr, cst.Name) or expr.value not in b.built or not b.scope.is_tensor(expr):
+            return False
+        return not any(ev.kind == EventKind.BREAK for ev in b.events[b.built_at[expr.value]:])
 
     def _buffer_alias(self, target: cst.Attribute, value: cst.BaseExpression) -> bool:
         """`self.pe = self.pe.to(x.dtype)` with `pe` made by `nn.Buffer(...)`: the method hands

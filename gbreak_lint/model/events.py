@@ -712,7 +712,7 @@ class FrameBuilder:
     def stmt_While(self, node: cst.While) -> None:
         # The first test runs before the loop; Dynamo resumes there and meets the
         # re-test at the loop's bottom once more in the resume function (measured: 2 hits).
-        self.values.forget(node.body)
+        self.values.forget_loop(node.body)
         self.expr(node.test)
         self.truthiness(node.test, hits=2)
         self.loop_body(node, node.body)
@@ -736,7 +736,7 @@ class FrameBuilder:
         self.rebound.update(target_names(node.target))
         unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
         self.values.assign(node.target, None)
-        self.values.forget(node.body)
+        self.values.forget_loop(node.body, node.target)
         self.resolver.remember_iteration(node.target, node.iter)
         self.loop_body(node, node.body)
         if node.orelse is not None:
@@ -773,7 +773,7 @@ class FrameBuilder:
 
     def stmt_Try(self, node) -> None:
         line = self.line(node)
-        self.values.forget(node.body)  # a handler may run after any statement of the body
+        self.values.forget_try(node.body)  # a handler may run after any statement of the body
         self.ctx.append(Ctx(BlockKind.TRY, line))
         raises = self._may_raise(node.body)  # (asked before the body binds its names)
         self.block(node.body)
@@ -821,6 +821,7 @@ class FrameBuilder:
             self.ctx.append(ctx)
             pushed += 1
             if ctx.kind == BlockKind.WITH:
+                self._enter_generator_context(item.item, ctx)
                 self.causes.context_method(item.item, "__enter__")
             if item.asname is not None:
                 self.scope.assign(item.asname.name, None, tensor=False)
@@ -831,6 +832,16 @@ class FrameBuilder:
                 self.causes.context_method(item.item, "__exit__")
         del self.ctx[len(self.ctx) - pushed:]
         return ends
+
+    def _enter_generator_context(self, item: cst.BaseExpression, ctx: Ctx) -> None:
+        """`with cm(x):` of a @contextmanager generator: its body runs as the block is entered
+        and left, so a break there (before or after the yield) is a break entering an
+        unsupported block, not a consumed generator (measured 2.13: the frame is compiled up
+        to its checkpoint before the `with` and runs eagerly from there)."""
+        last = self.events[-1] if self.events else None
+        if last is not None and last.kind == EventKind.CALL and last.mode == CallMode.GENERATOR \
+                and last.span == self.span(item):
+            self.events[-1] = replace(last, mode=CallMode.INLINE, ctx=last.ctx + (ctx,))
 
     def stmt_Match(self, node) -> None:
         self.expr(node.subject)

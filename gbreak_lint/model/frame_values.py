@@ -19,7 +19,8 @@ from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
 from .tensors import TensorScope, target_names
 from .types import FrameKey
-from .values import Const, Obj, TensorShape, ValueEvaluator, display_length, factory_shape, literal
+from .values import (Const, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
+                     literal)
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
 _RAN, _ENDED = object(), object()  # how a block run for its values came out (FrameValues.unrolled)
@@ -235,6 +236,49 @@ class FrameValues:
         for name in assigned_names(node):
             self.locals[name] = _UNKNOWN_LOCAL
 
+    def forget_loop(self, body: cst.CSTNode, target: cst.BaseExpression | None = None) -> None:
+        """Before a loop body: the names it rebinds are unknown, except those that every pass
+        gives back the value they came in with (`x = x + 1`, `x = torch.relu(x)` on a tensor of
+        known shape: Dynamo traces each iteration with that shape)."""
+        loop_vars = set(target_names(target)) if target is not None else set()
+        self._keep_invariant(body, assigned_names(body) | loop_vars, loop_vars)
+
+    def forget_try(self, body: cst.CSTNode) -> None:
+        """Before a try body, whose handlers may run after any of its statements: the names it
+        rebinds are unknown, except one bound once to the value it already held."""
+        counts = binding_counts(body)
+        self._keep_invariant(body, set(counts), {n for n, c in counts.items() if c > 1})
+
+    def _keep_invariant(self, body: cst.CSTNode, names: set[str], varying: set[str]) -> None:
+        """Bind `names` as a block leaves them when its assignments are run until the names
+        kept stop changing (they only ever drop out): a name keeps its value where running the
+        block gives it back; `varying` names and the others are unknown."""
+        entry = self.snapshot()
+        for name in names - set(entry):
+            entry[name] = self._entry_value(name)
+        kept = {n for n in names - varying if entry[n] is not _UNKNOWN_LOCAL}
+        written = dict(self.written)
+        while kept:
+            self.restore({n: v if n not in names or n in kept else _UNKNOWN_LOCAL for n, v in entry.items()})
+            ran = self._run_block(body) is _RAN
+            after = self.snapshot()
+            still = {n for n in kept if ran and after.get(n) == entry[n]}
+            if still == kept:
+                break
+            kept = still
+        self.written = written
+        self.restore({n: v if n not in names or n in kept else _UNKNOWN_LOCAL for n, v in entry.items()})
+
+    def _entry_value(self, name: str) -> object:
+        """A parameter's value or static shape as a local (a name first bound in the body: unknown)."""
+        if name not in self.params:
+            return _UNKNOWN_LOCAL
+        value = self._param(name)
+        if value is not None:
+            return value
+        shape = self.shape_of(cst.Name(name))
+        return TensorShape(shape) if shape is not None else _UNKNOWN_LOCAL
+
     def snapshot(self) -> dict:
         return dict(self.locals)
 
@@ -268,8 +312,10 @@ class FrameValues:
             left, right = self.shape_of(expr.left, depth + 1), self.shape_of(expr.right, depth + 1)
             if left is None and right is None:
                 return None
+            if isinstance(expr.operator, cst.MatrixMultiply):
+                return None
             if left is not None and right is not None:
-                return left if left == right else None
+                return broadcast(left, right)
             other = expr.right if left is not None else expr.left
             known = self.value(other)
             return (left or right) if known is not None and type(known.value) in (int, float, bool) else None

@@ -299,7 +299,7 @@ class Tracer:
             if _caught(path[-1][1], path):  # the exception is handled in the trace: no break
                 continue
             if not_taken or len(self.worlds) >= MAX_SPLIT_RUNS or not any(e.condition for _, e in path):
-                return self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
+                return self._handle_break(info, i, ev, path, ops - inlined_ops, block_ops, is_resume, chain,
                                           entry, strict_entry, checkpoints, cached=self.shapes_only and not ops)
             # the break lies behind a condition the source does not decide: where it holds, the
             # frame resumes after it (or stops); where it does not, the same compilation goes on.
@@ -307,7 +307,7 @@ class Tracer:
             compiled = self._compiled_state()
             self.worlds.append(_all_of(e.condition for _, e in path))  # what is reached there needs it
             try:
-                after = self._handle_break(info, i, ev, path, ops, block_ops, is_resume, chain,
+                after = self._handle_break(info, i, ev, path, ops - inlined_ops, block_ops, is_resume, chain,
                                            entry, strict_entry, checkpoints)
                 if after is not None:  # compiled like any resume function: if it holds a tensor
                     self._resumes(info, replace(after, conditional=False), chain, entry, strict_entry)
@@ -371,7 +371,9 @@ class Tracer:
     # -- handling a break ------------------------------------------------------------
     def _handle_break(self, info, i, ev, path, ops, block_ops, is_resume, chain, entry, strict_entry,
                       checkpoints=(), cached: bool = False):
-        """`path`: (frame, event) from this frame's break point down to the break site;
+        """`ops`: the ops traced before this frame's break point (a call's own ops not among
+        them: a frame that cannot resume at the call is compiled up to the instruction before it);
+        `path`: (frame, event) from this frame's break point down to the break site;
         `checkpoints`: the trace's ops at the last checkpoint of each frame of path[1:];
         `cached`: this compilation is a cache hit, its break is not traced again."""
         site_frame, site_event = path[-1]

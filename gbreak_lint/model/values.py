@@ -115,6 +115,18 @@ class TensorShape:
     dims: tuple[int, ...]
 
 
+def broadcast(left: tuple[int, ...], right: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape an elementwise operation on tensors of these shapes makes (None: they do not
+    broadcast, which fails at run time anyway)."""
+    dims = []
+    for a, b in zip(reversed(left), reversed(right)):
+        if a != b and 1 not in (a, b):
+            return None
+        dims.append(b if a == 1 else a)
+    longer = left if len(left) > len(right) else right
+    return longer[:len(longer) - len(dims)] + tuple(reversed(dims))
+
+
 def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset) -> tuple[int, ...] | None:
     """`torch.randn(4, 4)` / `torch.zeros((2, 3))` (then `.half()` etc.): the size it makes."""
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call) \
