@@ -125,6 +125,8 @@ class CauseCheck(Vocab):
     CUSTOM_DERIVATIVE = "custom_derivative"  # Fn.apply of an autograd.Function defining vjp / jvp (GB0145/GB0144)
     CHECK_MESSAGE = "check_message"  # torch._check(cond, msg) with a message Dynamo cannot convert (GB9158/GB9840)
     DATA_OF_NEW_TENSOR = "data_of_new_tensor"  # `t.data = v` on a tensor the compiled code made (GB0056)
+    SCRIPTED_MODULE_CALL = "scripted_module_call"  # calling a torch.jit.script-ed module (GB4695)
+    TRACED_MODULE_CALL = "traced_module_call"  # calling a torch.jit.trace-d module (GB0008 in torch)
 
 
 class Fate(Vocab):

@@ -163,9 +163,39 @@ class CauseMatcher:
             self.env.frame(lam)
             b.emit(EventKind.CALL, node, target=lam, mode=CallMode.INLINE)
             return
+        for makers, check in ((self.k.module_scripting_functions, CauseCheck.SCRIPTED_MODULE_CALL),
+                              (self.k.module_tracing_functions, CauseCheck.TRACED_MODULE_CALL)):
+            if self._torchscript_module(node.func, makers) and self.check_enabled(check):
+                b.emit_break(self.rule_for_check(check), node,
+                             detail=cst.Module([]).code_for_node(node.func) + "(...)")
+                return
         held = self._held_layer(node.func)
         if held or b.scope.is_tensor(node) and not b.star_tuple(node):
             b.emit(EventKind.OP, node, detail=HELD_MODULE if held else "")
+
+    def _torchscript_module(self, func: cst.BaseExpression, makers: frozenset) -> bool:
+        """A module one of `makers` turned into TorchScript (`torch.jit.script(nn.Linear(3, 3))`),
+        held in a local, an attribute or a global. A scripted or traced function is not one."""
+        b = self.b
+        if isinstance(func, cst.Name) and func.value in b.built:
+            value, module = b.built[func.value], b.module
+        elif isinstance(func, cst.Name) and (func.value in b.rebound or func.value in b.key.arguments
+                                             or any(p.name == func.value for p in b.function.params)):
+            return False
+        else:
+            value, module = b.resolver.held_value(func)
+        project = self.env.project
+        if not isinstance(value, cst.Call) or not value.args \
+                or project.qualify(value.func, module) not in makers:
+            return False
+        made = value.args[0].value
+        if isinstance(made, cst.Name):  # `inner = nn.Linear(3, 3)` at module level
+            made = module.values.get(made.value, made)
+        if not isinstance(made, cst.Call):
+            return False
+        qual = project.qualify(made.func, module)
+        cls = project.klass(qual)
+        return bool(qual and self.k.is_module_class(qual)) or (cls is not None and b.resolver.is_nn_module(cls))
 
     def _held_layer(self, func: cst.BaseExpression) -> bool:
         """A torch layer this code did not build: a module-level one (`H(x)`), or a deep copy of

@@ -199,6 +199,19 @@ class CallResolver:
         return [self.project.klass(self.project.qualify(item.func, module)) if isinstance(item, cst.Call) else None
                 for item in items]
 
+    def held_value(self, expr: cst.BaseExpression):
+        """(the expression, its module) a name or `obj.attr` was bound to: an attribute its
+        class sets, a name the enclosing function or the module binds once; (None, None)."""
+        if isinstance(expr, cst.Attribute):
+            return self._attribute_value(expr)
+        if not isinstance(expr, cst.Name) or expr.value in self.module.reassigned:
+            return None, None
+        enclosing = self.enclosing_value(expr.value)
+        if enclosing is not None:
+            return enclosing[1], self.module
+        value = self.module.values.get(expr.value)
+        return (value, self.module) if value is not None else (None, None)
+
     def _attribute_value(self, expr: cst.BaseExpression):
         if isinstance(expr, cst.Attribute):
             owner = self.class_of(expr.value)
