@@ -516,7 +516,13 @@ class CauseMatcher:
         b = self.b
         if not isinstance(expr, cst.Name) or expr.value not in b.built or not b.scope.is_tensor(expr):
             return False
-        return not any(ev.kind == EventKind.BREAK for ev in b.events[b.built_at[expr.value]:])
+        return not self._broken_since_built(expr.value)
+
+    def _broken_since_built(self, name: str) -> bool:
+        """Has the graph broken since local `name` was built here? Past a break the resume
+        function gets the object as an input: Dynamo no longer sees it made in the trace."""
+        b = self.b
+        return any(ev.kind == EventKind.BREAK for ev in b.events[b.built_at[name]:])
 
     def _buffer_alias(self, target: cst.Attribute, value: cst.BaseExpression) -> bool:
         """`self.pe = self.pe.to(x.dtype)` with `pe` made by `nn.Buffer(...)`: the method hands
@@ -1467,7 +1473,7 @@ class CauseMatcher:
         if cls is None or self.env.project.method(cls, "__enter__") is None:
             return None
         if isinstance(item, cst.Name) and item.value in b.built:  # built here: foreign only past a break
-            return cls.name if any(ev.kind == EventKind.BREAK for ev in b.events[b.built_at[item.value]:]) else None
+            return cls.name if self._broken_since_built(item.value) else None
         if isinstance(item, cst.Name) and item.value in b.rebound:
             return None  # bound here some other way (`cm = make_cm()`): not known to be foreign
         return cls.name

@@ -257,9 +257,13 @@ class FrameValues:
         for name in names - set(entry):
             entry[name] = self._entry_value(name)
         kept = {n for n in names - varying if entry[n] is not _UNKNOWN_LOCAL}
+
+        def keeping() -> dict:  # the entry locals with the names not kept unknown
+            return {n: v if n not in names or n in kept else _UNKNOWN_LOCAL for n, v in entry.items()}
+
         written = dict(self.written)
         while kept:
-            self.restore({n: v if n not in names or n in kept else _UNKNOWN_LOCAL for n, v in entry.items()})
+            self.restore(keeping())
             ran = self._run_block(body) is _RAN
             after = self.snapshot()
             still = {n for n in kept if ran and after.get(n) == entry[n]}
@@ -267,7 +271,7 @@ class FrameValues:
                 break
             kept = still
         self.written = written
-        self.restore({n: v if n not in names or n in kept else _UNKNOWN_LOCAL for n, v in entry.items()})
+        self.restore(keeping())
 
     def _entry_value(self, name: str) -> object:
         """A parameter's value or static shape as a local (a name first bound in the body: unknown)."""
