@@ -127,6 +127,9 @@ class CauseCheck(Vocab):
     DATA_OF_NEW_TENSOR = "data_of_new_tensor"  # `t.data = v` on a tensor the compiled code made (GB0056)
     SCRIPTED_MODULE_CALL = "scripted_module_call"  # calling a torch.jit.script-ed module (GB4695)
     TRACED_MODULE_CALL = "traced_module_call"  # calling a torch.jit.trace-d module (GB0008 in torch)
+    PROFILER_OBJECT_METHOD = "profiler_object_method"  # a method of a `with torch.profiler.profile() as p` object (GB0212)
+    PASSED_TENSOR_SET = "passed_tensor_set"  # first use of a set of tensors passed in (GB0222)
+    SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)
 
 
 class Fate(Vocab):

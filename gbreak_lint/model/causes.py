@@ -105,6 +105,10 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
+        if isinstance(node.func, cst.Attribute) and self._profiler_method(node) \
+                and self.check_enabled(CauseCheck.PROFILER_OBJECT_METHOD):
+            b.emit_break(self.rule_for_check(CauseCheck.PROFILER_OBJECT_METHOD), node, detail=node.func.attr.value)
+            return
         opaque = self._opaque_method(node)
         if opaque is not None and self.check_enabled(CauseCheck.OPAQUE_OBJECT_METHOD):
             b.emit_break(self.rule_for_check(CauseCheck.OPAQUE_OBJECT_METHOD), node, detail=opaque)
@@ -435,6 +439,14 @@ class CauseMatcher:
 
     def makes_opaque_object(self, value: cst.BaseExpression | None) -> bool:
         return isinstance(value, cst.Call) and self.b.resolver.qualify(value.func) in self.k.opaque_object_factories
+
+    def _profiler_method(self, node: cst.Call) -> bool:
+        """`p.step()` / `p.key_averages()` / `p.profiler.kineto_results.events()` on the object
+        `with torch.profiler.profile() as p` bound (or one it holds)."""
+        receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        return isinstance(receiver, cst.Name) and receiver.value in self.b.profilers
 
     def _opaque_method(self, node: cst.Call) -> str | None:
         """The method name of `fh.write(...)` when `fh` holds an object Dynamo cannot trace."""
@@ -1254,10 +1266,11 @@ class CauseMatcher:
             return True
         if not isinstance(wrapped, cst.Attribute) or not isinstance(wrapped.value, cst.Name):
             return False
-        made = module.values.get(wrapped.value.value)
-        cls = self.env.project.created_class(made, module) if made is not None else None
-        held = self.env.project.class_attribute(cls, wrapped.attr.value) if cls is not None else None
-        return held is not None and isinstance(held[1], cst.Call)
+        for cls in self._classes_bound_to(module, wrapped.value.value):
+            held = self.env.project.class_attribute(cls, wrapped.attr.value)
+            if held is not None and isinstance(held[1], cst.Call):
+                return True
+        return False
 
     def _patched_attribute(self, func: cst.BaseExpression):
         """`self.layer0(x)` where a script patched that attribute of an instance of the class:
@@ -1280,11 +1293,21 @@ class CauseMatcher:
                 continue
             for target, value in self._disable_assignments(module, module.parsed.module):
                 obj = target.value if isinstance(target, cst.Attribute) else None
-                made = module.values.get(obj.value) if isinstance(obj, cst.Name) else None
-                cls = project.created_class(made, module) if made is not None else None
-                if cls is not None and isinstance(target, cst.Attribute):
+                if not isinstance(obj, cst.Name) or not isinstance(target, cst.Attribute):
+                    continue
+                for cls in self._classes_bound_to(module, obj.value):
                     found[(cls.qualname, target.attr.value)] = (value, module)
         return found
+
+    def _classes_bound_to(self, module, name: str) -> list:
+        """The project classes `name` is built from in the module: at module level, or in any
+        function of it (`model = SimpleModel()` inside a test's `main()`)."""
+        project = self.env.project
+        made = [module.values[name]] if name in module.values else \
+            [a.value for a in find_all(module.parsed.module, (cst.Assign,))
+             if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)]
+        classes = [project.created_class(value, module) for value in made if isinstance(value, cst.Call)]
+        return [cls for cls in classes if cls is not None]
 
     def _held_value(self, func: cst.BaseExpression):
         """The expression a called name or `self` attribute was bound to, with its module."""

@@ -22,8 +22,8 @@ from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length,
-                     factory_shape, literal, makes_generator, makes_iterator, star_arguments)
+from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_UNKNOWN, Const, Obj, Seq, display_kind,
+                     display_length, factory_shape, literal, makes_generator, makes_iterator, star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -181,6 +181,10 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)  # `opt(x, zip(a, b))`: an iterator Dynamo cannot wrap
             arguments[name] = PASSED_ITERATOR
             continue
+        if _tensor_set(project, knowledge, module, made, qualify):
+            tensors.discard(name)  # `opt(x, {a, b})`: a set Dynamo cannot wrap
+            arguments[name] = PASSED_TENSOR_SET
+            continue
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
             tensors.discard(name)
@@ -251,6 +255,18 @@ def _tensor_display(project, knowledge, module, made) -> cst.BaseExpression | No
             isinstance(el, cst.Element) and _is_tensor_expr(project, knowledge, module, el.value) for el in made.elements):
         return None
     return made
+
+
+def _tensor_set(project, knowledge, module, made, qualify) -> bool:
+    """A set display, or `set(...)` / `frozenset(...)` of a display, holding a tensor (`{a, b}`,
+    `set([a, b])`): Dynamo wraps a set input only when its items are constants."""
+    if isinstance(made, cst.Call) and qualify(made.func) in ("builtins.set", "builtins.frozenset") \
+            and len(made.args) == 1 and isinstance(made.args[0].value, (cst.List, cst.Tuple, cst.Set)):
+        made = made.args[0].value
+    elif not isinstance(made, cst.Set):
+        return False
+    return any(isinstance(el, cst.Element) and _is_tensor_expr(project, knowledge, module, el.value)
+               for el in made.elements)
 
 
 def _bound_value(module, value):

@@ -18,7 +18,7 @@ from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
-from .values import PASSED_DATA_SCALAR, Const, Obj, Seq, literal
+from .values import PASSED_DATA_SCALAR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -88,6 +88,11 @@ class FrameBuilder:
         self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
         self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
+        # names holding a value Dynamo cannot wrap, not read yet -> the check its first read
+        # breaks with: a parameter given a set of tensors (wrapped lazily, at its first use), a
+        # sparse tensor (`s = x.to_sparse()` breaks; the resume function gets `s` as an input)
+        self.unwrappable: dict[str, CauseCheck] = {n: CauseCheck.PASSED_TENSOR_SET for n, v in key.arguments
+                                                   if v == PASSED_TENSOR_SET}
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
         self.leaves_attribute_set = False  # see FrameInfo; set by a callee that leaves one set
@@ -112,6 +117,7 @@ class FrameBuilder:
         self.escaping: frozenset[str] = frozenset()  # the names a `return` hands back, while it is evaluated
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
+        self.profilers: set[str] = set()  # names a `with torch.profiler.profile() as p` bound
 
     # -- entry -----------------------------------------------------------------------
     def build(self) -> FrameInfo:
@@ -495,6 +501,10 @@ class FrameBuilder:
         self.resolver.remember(target, value)
         self.rebound.update(target_names(target))
         self.deleted_locals.difference_update(target_names(target))
+        for name in target_names(target):
+            self.unwrappable.pop(name, None)
+        if isinstance(target, cst.Name) and self._makes_sparse(value):
+            self.unwrappable[target.value] = CauseCheck.SPARSE_TENSOR_USE
         if isinstance(target, cst.Name) and target.value in self._fresh_globals():
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
@@ -516,6 +526,7 @@ class FrameBuilder:
                 self.lambdas[target.value] = value
             else:
                 self.lambdas.pop(target.value, None)
+            self.profilers.discard(target.value)
             if self.causes.makes_opaque_object(value):
                 self.opaque_objects.add(target.value)
             else:
@@ -826,12 +837,20 @@ class FrameBuilder:
             if item.asname is not None:
                 self.scope.assign(item.asname.name, None, tensor=False)
                 self.values.assign(item.asname.name, None)
+                self._hold_profiler(item)
         ends = self.block(node.body)
         for item, ctx in zip(reversed(node.items[:pushed]), reversed(self.ctx[len(self.ctx) - pushed:])):
             if ctx.kind == BlockKind.WITH:
                 self.causes.context_method(item.item, "__exit__")
         del self.ctx[len(self.ctx) - pushed:]
         return ends
+
+    def _hold_profiler(self, item: cst.WithItem) -> None:
+        name = item.asname.name if item.asname is not None else None
+        if not isinstance(name, cst.Name):
+            return
+        made_by = self.resolver.qualify(item.item.func) if isinstance(item.item, cst.Call) else None
+        (self.profilers.add if made_by in self.env.knowledge.profiler_objects else self.profilers.discard)(name.value)
 
     def _enter_generator_context(self, item: cst.BaseExpression, ctx: Ctx) -> None:
         """`with cm(x):` of a @contextmanager generator: its body runs as the block is entered
@@ -904,6 +923,8 @@ class FrameBuilder:
             return
         elif isinstance(node, cst.Name) and node.value in self.generators:
             self._consume_generator(node)
+        elif isinstance(node, cst.Name) and node.value in self.unwrappable:
+            self._wraps_unwrappable(node, self.unwrappable.pop(node.value))
         elif isinstance(node, cst.IfExp):
             self.expr(node.test)
             known = self.compile_time(node.test)
@@ -993,6 +1014,8 @@ class FrameBuilder:
         func = node.func
         if isinstance(func, cst.Attribute):
             self.expr(func.value)
+            if self._makes_sparse(func.value):  # `x.to_sparse().to_dense()`: the resume function's input
+                self._wraps_unwrappable(node, CauseCheck.SPARSE_TENSOR_USE)
         elif not isinstance(func, cst.Name):
             self.expr(func)
         for arg in node.args:
@@ -1113,6 +1136,22 @@ class FrameBuilder:
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self.own_variables()))
+
+    def _wraps_unwrappable(self, node: cst.CSTNode, check: CauseCheck) -> None:
+        """The first read of a value Dynamo wraps there and cannot (measured 2.13: a set of
+        tensors passed in, GB0222 "Attempted to wrap a set with tensors"; a sparse tensor made
+        before a break, GB0015 "Attempted to wrap sparse Tensor"), at an instruction it
+        cannot resume after. A value never read costs nothing."""
+        if self.causes.check_enabled(check):
+            detail = node.value if isinstance(node, cst.Name) else \
+                cst.Module([]).code_for_node(node.func.value) if isinstance(node, cst.Call) and \
+                isinstance(node.func, cst.Attribute) else ""
+            self.emit_break(self.causes.rule_for_check(check), node, detail=detail)
+
+    def _makes_sparse(self, value: cst.BaseExpression | None) -> bool:
+        """`x.to_sparse()`: a sparse tensor, which breaks as it is made (GBL346)."""
+        return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in self.env.knowledge.sparse_tensor_methods
 
     def _iterates_passed_iterator(self, iterable: cst.BaseExpression) -> None:
         """GET_ITER of an iterator the program passed in (`for v in it`, `[... for v in it]`):

@@ -157,6 +157,7 @@ PASSED_GENERATOR = "<torch.Generator>"
 # Marker for a parameter the caller passes a Python iterator Dynamo cannot wrap (zip, map, a
 # generator, dict views: knowledge iterator_factories / iterator_methods).
 PASSED_ITERATOR = "<python iterator>"
+PASSED_TENSOR_SET = "<set of tensors>"  # `opt(x, {a, b})`: Dynamo cannot wrap it (GB0222)
 
 
 def makes_iterator(value: cst.BaseExpression, knowledge, qualify, is_generator_function) -> bool:
