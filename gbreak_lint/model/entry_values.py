@@ -206,8 +206,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)
             bindings[name] = function
             continue
-        if _is_tensor_expr(project, knowledge, module, value):
-            tensors.add(name)
+        if _is_tensor_expr(project, knowledge, module, value) and not isinstance(held, _NON_TENSOR_DISPLAYS):
+            tensors.add(name)  # (a local holding `{f, "a"}` or `{"k": v}` is no tensor)
             continue
         tensors.discard(name)
         found = literal(value)
@@ -255,6 +255,9 @@ def _tensor_display(project, knowledge, module, made) -> cst.BaseExpression | No
             isinstance(el, cst.Element) and _is_tensor_expr(project, knowledge, module, el.value) for el in made.elements):
         return None
     return made
+
+
+_NON_TENSOR_DISPLAYS = (cst.Set, cst.Dict, cst.SetComp, cst.DictComp)
 
 
 def _tensor_set(project, knowledge, module, made, qualify) -> bool:

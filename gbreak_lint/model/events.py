@@ -496,6 +496,8 @@ class FrameBuilder:
             self.expr(target.value)
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
             return
+        if isinstance(target, cst.Name):
+            self._stores_global_hook_handle(target, value)
         self.scope.assign(target, value)
         self.values.assign(target, value)
         self.resolver.remember(target, value)
@@ -531,6 +533,17 @@ class FrameBuilder:
                 self.opaque_objects.add(target.value)
             else:
                 self.opaque_objects.discard(target.value)
+
+    def _stores_global_hook_handle(self, target: cst.Name, value: cst.BaseExpression) -> None:
+        """`global h; h = x.register_hook(fn)`: Dynamo refuses to store a tensor hook's handle
+        in a global, at the STORE_GLOBAL it cannot resume after (measured 2.13: GB0100; in a
+        local, a list, an attribute or returned, the handle is fine)."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in self.env.knowledge.hook_handle_methods \
+                and self.scope.is_tensor(value.func.value) \
+                and target.value in declared_outer(self.function.node.body, (cst.Global,)) \
+                and self.causes.check_enabled(CauseCheck.GLOBAL_HOOK_HANDLE):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.GLOBAL_HOOK_HANDLE), target, detail=target.value)
 
     def _item_dunder(self, target: cst.Subscript, dunder: str, kind: BreakKind) -> None:
         """`os.environ[k] = v` / `del os.environ[k]` on a mapping whose item methods Dynamo
