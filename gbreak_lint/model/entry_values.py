@@ -34,6 +34,8 @@ class EntryCall(NamedTuple):
     key: FrameKey
     strict: bool  # called inside `error_on_graph_break(True)`
     fresh: bool = False  # after `torch._dynamo.reset()`: Dynamo compiles it again from nothing
+    # under set_stance("eager_then_compile"), the first call: run eagerly, its values recorded
+    observe_only: bool = False
 
 
 class _Call(NamedTuple):
@@ -42,6 +44,7 @@ class _Call(NamedTuple):
     local_values: dict  # the plain `name = value` assignments of its function seen before it
     caller: FunctionInfo | None
     resets: int  # how many `torch._dynamo.reset()` calls come before it in the module
+    stance: str = "default"  # the torch.compiler.set_stance in force where it is
 
 
 def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
@@ -115,13 +118,21 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
         return [EntryCall(key, False)]
     variants: list[EntryCall] = []
     called = _through_decorators(project, knowledge, key) if cls is not None else key
-    resets = 0
+    resets, eager_calls, observed = 0, 0, False
     for found in _calls_named(project, knowledge, module, entry.called_as):
+        if found.stance in knowledge.stances_not_compiling:
+            eager_calls += 1  # runs eagerly: compiles nothing
+            continue
+        observe = found.stance in knowledge.stances_observing_first_call and not observed
+        observed |= observe
         variant = EntryCall(_with_call_site(project, knowledge, module, called, found.call, cls is not None,
-                                            found.local_values, found.caller), found.strict, found.resets > resets)
+                                            found.local_values, found.caller), found.strict, found.resets > resets,
+                            observe_only=observe)
         resets = found.resets
         if variant.fresh or variant not in variants:
             variants.append(variant)
+    if not variants and eager_calls:
+        return []  # every call runs under a stance that compiles nothing
     return variants[:MAX_VARIANTS] or [EntryCall(key, False)]
 
 
@@ -330,23 +341,45 @@ class _NamedCalls(cst.CSTVisitor):
         self.found: list[_Call] = []
         self.resets = 0
         self.strict: list[bool] = []
+        self.stances: list[str] = ["default"]
         self.scopes: list[dict] = [{}]
         self.functions: list[FunctionInfo | None] = [None]
         self.by_node = {fn.node: fn for fn in module.functions.values()}
 
     def visit_With(self, node: cst.With) -> None:
         self.strict.append(any(self._strict_item(i) for i in node.items))
+        self.stances.append(next((s for s in map(self._stance_set, (i.item for i in node.items)) if s),
+                                 self.stances[-1]))
 
     def leave_With(self, node: cst.With) -> None:
         self.strict.pop()
+        self.stances.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.append({})
         self.functions.append(self.by_node.get(node))
+        decorated = [s for s in (self._stance_set(d.decorator) for d in node.decorators) if s]
+        self.stances.append(decorated[0] if decorated else self.stances[-1])
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.functions.pop()
+        self.stances.pop()
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        stance = self._stance_set(node.value)  # `torch.compiler.set_stance("force_eager")` alone:
+        if stance:  # in force from here on (a `with` or a decorator restores the one before)
+            self.stances[-1] = stance
+
+    def _stance_set(self, expr: cst.BaseExpression) -> str | None:
+        """The stance `torch.compiler.set_stance("name")` (or `stance="name"`) sets."""
+        if not isinstance(expr, cst.Call) or \
+                self.project.qualify(expr.func, self.module) not in self.knowledge.stance_setters:
+            return None
+        given = [a.value for a in expr.args if a.keyword is None][:1] + \
+            [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "stance"]
+        found = literal(given[0]) if given else None
+        return found.value if found is not None and isinstance(found.value, str) else None
 
     def leave_Assign(self, node: cst.Assign) -> None:  # after the calls in its value
         for target in node.targets:
@@ -363,7 +396,7 @@ class _NamedCalls(cst.CSTVisitor):
             self.resets += 1
         if self._calls(node.func):
             self.found.append(_Call(node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {},
-                                    self.functions[-1], self.resets))
+                                    self.functions[-1], self.resets, self.stances[-1]))
 
     def _strict_item(self, item: cst.WithItem) -> bool:
         call = item.item

@@ -426,6 +426,9 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
             for variant in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
                 if variant.fresh:
                     tracer.reset_caches()
+                if variant.observe_only:
+                    tracer.observe_entry(variant.key)
+                    continue
                 tracer.compile_entry(variant.key, entry.function, entry.fullgraph, variant.strict)
         except RecursionError:
             errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))

@@ -113,6 +113,7 @@ class Tracer:
         self.reached: set[str] = set()
         self.values_seen: dict[str, set] = {}  # code object -> Python values it was compiled for
         self.dynamic_numbers: set[tuple] = set()  # (code object, values but numbers) recompiled as symbols
+        self.observed: dict[str, tuple] = {}  # code object -> values an eager first call recorded
         self.strict_call = False  # the program runs the entry inside error_on_graph_break(True)
         # retracing because a tensor argument's size changed: Dynamo guards on a tensor's size
         # only once the trace uses it (inputs are wrapped lazily), so a compilation whose graph
@@ -127,6 +128,7 @@ class Tracer:
         site was hit under: a site met before the reset is not counted again."""
         self.compiled.clear()
         self.values_seen.clear()
+        self.observed.clear()
         self.before_reset.update(self.sites)
 
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
@@ -140,6 +142,18 @@ class Tracer:
         if len(self.strict_errors) > errors:  # the compile raised: Dynamo cached nothing for it
             self.compiled.pop(key.qualname, None)
             self.values_seen.pop(key.qualname, None)
+
+    def observe_entry(self, key: FrameKey) -> None:
+        """A call run eagerly under set_stance("eager_then_compile"): Dynamo records its values
+        (frame state) without compiling; the first compile makes the numbers that changed since
+        symbols (`_first_compile_dynamic`)."""
+        self.observed.setdefault(key.qualname, self._guarded_values(key))
+
+    def _first_compile_dynamic(self, key: FrameKey, values: tuple) -> None:
+        observed = self.observed.pop(key.qualname, None)
+        shape = _without_numbers(values)
+        if observed is not None and observed != values and _without_numbers(observed) == shape:
+            self.dynamic_numbers.add((key.qualname, shape))
 
     def compile_frame(self, key: FrameKey, chain: tuple[ChainLink, ...], entry: str,
                       strict_entry: bool = False, compiled_function: bool = False) -> None:
@@ -171,6 +185,7 @@ class Tracer:
             return
         self.compiled[key.qualname] = {key.instance}
         self.values_seen[key.qualname] = {values}
+        self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:
             return
