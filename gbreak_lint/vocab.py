@@ -129,6 +129,7 @@ class CauseCheck(Vocab):
     TRACED_MODULE_CALL = "traced_module_call"  # calling a torch.jit.trace-d module (GB0008 in torch)
     PROFILER_OBJECT_METHOD = "profiler_object_method"  # a method of a `with torch.profiler.profile() as p` object (GB0212)
     PASSED_TENSOR_SET = "passed_tensor_set"  # first use of a set of tensors passed in (GB0222)
+    DYNAMIC_SHAPE_NO_META = "dynamic_shape_no_meta"  # a dynamic-output-shape op with no meta kernel (GB0036/GB0037)
     GLOBAL_HOOK_HANDLE = "global_hook_handle"  # `global h; h = x.register_hook(fn)` (GB0100)
     SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)
 

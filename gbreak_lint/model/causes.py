@@ -135,6 +135,11 @@ class CauseMatcher:
                 and self.check_enabled(CauseCheck.UNSIZED_ONE_HOT):
             b.emit_break(self.rule_for_check(CauseCheck.UNSIZED_ONE_HOT), node)
             return
+        if qual in self.k.dynamic_shape_ops_without_meta and self.check_enabled(CauseCheck.DYNAMIC_SHAPE_NO_META):
+            captured = self.env.flag("capture_dynamic_output_shape_ops")  # set by the program, not by fullgraph
+            b.emit_break(self.rule_for_check(CauseCheck.DYNAMIC_SHAPE_NO_META), node, detail=qual,
+                         gb_code=self.k.gb_codes["dynamic_shape_no_meta" if captured else "dynamic_shape_op"])
+            return
         if self._requires_grad_factory(node, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
             b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
             return
