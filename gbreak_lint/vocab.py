@@ -130,6 +130,7 @@ class CauseCheck(Vocab):
     PROFILER_OBJECT_METHOD = "profiler_object_method"  # a method of a `with torch.profiler.profile() as p` object (GB0212)
     PASSED_TENSOR_SET = "passed_tensor_set"  # first use of a set of tensors passed in (GB0222)
     DYNAMIC_SHAPE_NO_META = "dynamic_shape_no_meta"  # a dynamic-output-shape op with no meta kernel (GB0036/GB0037)
+    SUBCLASS_OVERRIDDEN_ATTRIBUTE = "subclass_overridden_attribute"  # `x.ndim` a tensor subclass sets to a value (GB0164)
     GLOBAL_HOOK_HANDLE = "global_hook_handle"  # `global h; h = x.register_hook(fn)` (GB0100)
     SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)
 

@@ -16,11 +16,11 @@ from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import attribute_shapes, tensor_attributes
 from .callables import nonrecursive
 from .frame_values import constant_display, free_names
-from .instances import built_at_top, is_optimizer_class
+from .instances import built_at_top, class_body_values, is_optimizer_class
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
-                     display_kind, display_length, literal, makes_generator, star_arguments)
+from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN,
+                     Const, Keywords, Obj, Seq, display_kind, display_length, literal, makes_generator, star_arguments)
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -574,6 +574,11 @@ class CauseMatcher:
         name = node.attr.value
         if name in self.k.module_attributes:
             return
+        overriding = self._overridden_tensor_attribute(node)
+        if overriding is not None and self.check_enabled(CauseCheck.SUBCLASS_OVERRIDDEN_ATTRIBUTE):
+            self.b.emit_break(self.rule_for_check(CauseCheck.SUBCLASS_OVERRIDDEN_ATTRIBUTE), node,
+                              detail=f"{overriding.rsplit('.', 1)[-1]}.{name}")
+            return
         cls = self.b.resolver.class_of(node.value)
         if cls is None:
             return
@@ -584,6 +589,22 @@ class CauseMatcher:
         fallback = getattr_override(self.env.project, cls, name)
         if fallback is not None:
             self._implicit_call(fallback, node, cls, CallMode.ATTRIBUTE_DUNDER, Const(name))
+
+    def _overridden_tensor_attribute(self, node: cst.Attribute) -> str | None:
+        """`x.ndim` on a parameter given an instance of a project tensor subclass that sets
+        `ndim = ...` in its class body: the class overriding it. Dynamo handles a function,
+        property or classmethod there, not a plain value (GB0164, measured 2.13)."""
+        receiver, name = node.value, node.attr.value
+        if name not in self.k.tensor_data_attributes or not isinstance(receiver, cst.Name) \
+                or receiver.value in self.b.rebound:
+            return None
+        passed = self.b.resolver.arguments.get(receiver.value)
+        if not isinstance(passed, str) or not passed.startswith(PASSED_TENSOR_SUBCLASS):
+            return None
+        project = self.env.project
+        cls = project.klass(passed[len(PASSED_TENSOR_SUBCLASS):])
+        mro = project.mro(cls) if cls is not None else []
+        return next((c.qualname for c in mro if name in dict(class_body_values(c.node))), None)
 
     def _implicit_call(self, fn: FunctionInfo, node, cls, mode: CallMode, name) -> None:
         on_self = isinstance(node.value, cst.Name) and node.value.value == "self"

@@ -22,8 +22,9 @@ from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_UNKNOWN, Const, Obj, Seq, display_kind,
-                     display_length, factory_shape, literal, makes_generator, makes_iterator, star_arguments)
+from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const,
+                     Obj, Seq, display_kind, display_length, factory_shape, literal, makes_generator, makes_iterator,
+                     star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -196,6 +197,11 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)  # `opt(x, {a, b})`: a set Dynamo cannot wrap
             arguments[name] = PASSED_TENSOR_SET
             continue
+        subclass = _tensor_subclass_made(project, module, made, caller)
+        if subclass is not None:  # `opt(t.as_subclass(Sub))`: a tensor whose class is the project's
+            tensors.add(name)
+            arguments[name] = PASSED_TENSOR_SUBCLASS + subclass
+            continue
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
             tensors.discard(name)
@@ -266,6 +272,21 @@ def _tensor_display(project, knowledge, module, made) -> cst.BaseExpression | No
             isinstance(el, cst.Element) and _is_tensor_expr(project, knowledge, module, el.value) for el in made.elements):
         return None
     return made
+
+
+def _tensor_subclass_made(project, module, made, caller) -> str | None:
+    """The project tensor subclass an argument is an instance of: `t.as_subclass(Sub)` or
+    `Sub(...)` of a class deriving from torch.Tensor."""
+    if not isinstance(made, cst.Call):
+        return None
+    func = made.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "as_subclass" and made.args:
+        cls = project.klass(project.qualify(made.args[0].value, module, caller))
+    else:
+        cls = project.klass(project.qualify(func, module, caller))
+    if cls is None or "torch.Tensor" not in project.external_bases(cls):
+        return None
+    return cls.qualname
 
 
 _NON_TENSOR_DISPLAYS = (cst.Set, cst.Dict, cst.SetComp, cst.DictComp)

@@ -48,7 +48,7 @@ class Constructor:
             if init is not None and _calls_named(init.node, "setattr"):
                 return {}  # a constructor setting attributes by name (`setattr(self, k, v)` over kwargs)
             assigned |= set(c.attributes)
-            for name, value in _class_body_values(c.node):
+            for name, value in class_body_values(c.node):
                 out[name] = literal(value)
         return {k: (None if k in assigned else v) for k, v in out.items()}
 
@@ -212,7 +212,7 @@ def _branch_taken(stmt: cst.CSTNode, scope: "Scope") -> cst.BaseSuite | None:
     return node.body if isinstance(node, cst.Else) else None
 
 
-def _class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]]:
+def class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]]:
     out = []
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     for stmt in body:

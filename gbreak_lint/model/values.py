@@ -158,6 +158,9 @@ PASSED_GENERATOR = "<torch.Generator>"
 # generator, dict views: knowledge iterator_factories / iterator_methods).
 PASSED_ITERATOR = "<python iterator>"
 PASSED_TENSOR_SET = "<set of tensors>"  # `opt(x, {a, b})`: Dynamo cannot wrap it (GB0222)
+# Prefix of the marker for a parameter the caller passes an instance of a project tensor
+# subclass (`t.as_subclass(Sub)`): the marker ends with the class's qualified name.
+PASSED_TENSOR_SUBCLASS = "<tensor subclass>:"
 
 
 def makes_iterator(value: cst.BaseExpression, knowledge, qualify, is_generator_function) -> bool:
