@@ -117,6 +117,7 @@ class CauseCheck(Vocab):
     NEW_GLOBAL_READ = "new_global_read"  # reading a global the frame itself created (GB0354)
     UNDEFINED_NAME_READ = "undefined_name_read"  # reading a name no scope binds (GB0354, NameError)
     HOP_SIDE_EFFECT = "hop_side_effect"  # a higher-order op's body writing outside itself (GB0067)
+    HOP_NEW_ATTRIBUTE = "hop_new_attribute"  # a higher-order op's body adding a non-tensor attribute outside (GB0088)
     # a higher-order op's body leaving an outside object's attribute set (GB4413, at the op)
     HOP_ATTRIBUTE_LEFT_SET = "hop_attribute_left_set"
     TENSOR_CONTAINS = "tensor_contains"  # `v in t` on a tensor: Tensor.__contains__ calls .item() (GB0124)

@@ -189,14 +189,38 @@ class FrameBuilder:
         return all(isinstance(t, cst.Attribute) and self._class_sets(t, in_methods=True) is not False
                    for t in assignment_targets(node)) and not self.scope.is_tensor(node.value)
 
+    def _adds_attribute(self, node: cst.BaseSmallStatement) -> bool:
+        """`obj.val = 1` of an attribute the class of an object from outside the compiled code
+        never sets, to a value that is not a tensor: when the higher-order op's body ends,
+        Dynamo looks for the attribute's old value and meets the AttributeError (measured 2.13:
+        GB0088, no resume point; a tensor stored there, or any value on an object the compiled
+        code made, is an unsafe side effect at the statement, GB0067)."""
+        if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None or self.scope.is_tensor(node.value):
+            return False
+        targets = assignment_targets(node)
+        return bool(targets) and all(isinstance(t, cst.Attribute) and self._class_sets(t, in_methods=True) is False
+                                     and not self._built_around(t.value) for t in targets)
+
+    def _built_around(self, base: cst.BaseExpression) -> bool:
+        """`note = Note()` in the function around the op's body: an object the compiled code
+        made, which Dynamo tracks as new (a new attribute on it is an unsafe side effect,
+        GB0067, measured 2.13)."""
+        found = self.resolver.enclosing_value(base.value) if isinstance(base, cst.Name) else None
+        return found is not None and isinstance(found[1], cst.Call)
+
     def _class_sets(self, target: cst.Attribute, in_methods: bool) -> bool | None:
         """Does the project class of `target`'s object bind the attribute in its body (or, with
         `in_methods`, as `self.<attr>` in a method)? None: the class is unknown, or a library
-        base it has could."""
+        base it has could (nn.Module sets only the attributes the knowledge file lists)."""
         cls = self.resolver.class_of(target.value)
-        if cls is None or (in_methods and self.env.project.external_bases(cls)):
+        if cls is None:
             return None
         name = target.attr.value
+        bases = self.env.project.external_bases(cls) if in_methods else ()
+        if bases and not all(self.env.knowledge.is_module_class(b) for b in bases):
+            return None
+        if bases and name in self.env.knowledge.module_attributes:
+            return True
         return any((in_methods and name in c.attributes) or class_body_binds(c.node, name)
                    for c in self.env.project.mro(cls))
 
@@ -403,7 +427,9 @@ class FrameBuilder:
             self._note_saved_attribute(node)
         if self.key.hop_body and not self._sets_own_object(node) \
                 and self._writes_outside(node, CauseCheck.HOP_SIDE_EFFECT):
-            if self._sets_attribute_to_non_tensor(node):
+            if self._adds_attribute(node) and self.causes.check_enabled(CauseCheck.HOP_NEW_ATTRIBUTE):
+                self.emit_break(self.causes.rule_for_check(CauseCheck.HOP_NEW_ATTRIBUTE), node, detail="AttributeError")
+            elif self._sets_attribute_to_non_tensor(node):
                 self._note_attribute_set(node)  # reported at the op's call (model.causes)
             else:
                 self.emit_break(self.causes.rule_for_check(CauseCheck.HOP_SIDE_EFFECT), node)
