@@ -1369,17 +1369,21 @@ class CauseMatcher:
 
     def _higher_order(self, node: cst.Call, qual: str | None) -> bool:
         if qual in self.k.checkpoint_functions and node.args:
-            return self._hop_call(node, [node.args[0].value], CallMode.CHECKPOINT)
+            # torch.utils.checkpoint's body is not checked under the flag that allows side effects
+            checked = qual not in self.k.side_effect_checkpoints \
+                or not any(map(self.env.flag, self.k.side_effect_checkpoint_flags))
+            return self._hop_call(node, [node.args[0].value], CallMode.CHECKPOINT, checked)
         if qual in self.k.strict_higher_order_functions:
             traced = (call_argument(node, name, position)
                       for name, position in self.k.strict_higher_order_functions[qual].items())
             return self._hop_call(node, [fn for fn in traced if fn is not None], CallMode.STRICT_HOP)
         return False
 
-    def _hop_call(self, node: cst.Call, fns, mode: str) -> bool:
+    def _hop_call(self, node: cst.Call, fns, mode: str, checked: bool = True) -> bool:
         """The op's functions are traced as its bodies, inside this frame's trace; checkpoint
-        passes its first argument on as a tensor, the strict ops every operand."""
-        keys = [key for key in (self._hop_body(fn_expr, mode) for fn_expr in fns) if key is not None]
+        passes its first argument on as a tensor, the strict ops every operand. `checked`:
+        Dynamo checks the bodies for side effects."""
+        keys = [key for key in (self._hop_body(fn_expr, mode, checked) for fn_expr in fns) if key is not None]
         bodies = [info for info in map(self.env.frame, keys) if info is not None]
         if self._attribute_left_set(bodies):  # the op fails as a whole: the call runs eagerly
             self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node, mode=mode)
@@ -1397,13 +1401,13 @@ class CauseMatcher:
             and any(info.leaves_attribute_set for info in bodies) \
             and not any(ev.kind == EventKind.BREAK for info in bodies for ev in info.events)
 
-    def _hop_body(self, fn_expr: cst.BaseExpression, mode: str) -> FrameKey | None:
+    def _hop_body(self, fn_expr: cst.BaseExpression, mode: str, checked: bool) -> FrameKey | None:
         """The frame of a function a higher-order op traces (a def, a method, a lambda)."""
         b = self.b
         if isinstance(fn_expr, cst.Lambda):
             line = b.line(fn_expr)
             key = FrameKey(f"{b.module.name}.<lambda>@{line}", frozenset(p.name.value for p in fn_expr.params.params),
-                           hop_body=True,
+                           hop_body=checked,
                            tensor_attributes=b.key.tensor_attributes)
             self.env.register_expression_frame(key, LambdaBody(fn_expr, b.function, line), b.module)
             return key
@@ -1412,7 +1416,7 @@ class CauseMatcher:
         if fn is None:
             return None
         params = fn.params[:1] if mode == CallMode.CHECKPOINT else [p for p in fn.params if p.name not in ("self", "cls")]
-        return FrameKey(fn.qualname, frozenset(p.name for p in params), hop_body=True,
+        return FrameKey(fn.qualname, frozenset(p.name for p in params), hop_body=checked,
                         tensor_attributes=b.key.tensor_attributes)
 
     # -- context managers ------------------------------------------------------------

@@ -779,6 +779,9 @@ class FrameBuilder:
         if in_loop:
             self.ctx.pop()
         self._iterates_passed_iterator(node.iter)
+        raised = self.values.evaluator.iteration_raises(node.iter)
+        if raised is not None:  # `for v in n` of a number: iter() raises before the body runs
+            self._raises(node.iter, raised)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
         key = _dict_items_key(node)
         if key is not None:  # `for name, loss in losses.items()`: a key is no tensor

@@ -23,7 +23,8 @@ import libcst as cst
 from ..walk import find_all
 
 # expressions that run in a frame of their own: what raises there raises in that frame
-_OWN_FRAMES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_OWN_FRAMES = (cst.FunctionDef, cst.ClassDef, cst.Lambda) + _COMPREHENSIONS
 
 MAX_DEPTH = 8  # nested evaluation (attribute chains, helpers returning constants)
 
@@ -274,16 +275,25 @@ class ValueEvaluator:
         None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
         the constants a list expression is known to hold (a list never changed in place);
         `size`: how many items it holds (`[x]` of a tensor)."""
-        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call), skip=_OWN_FRAMES):
+        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call) + _COMPREHENSIONS, skip=_OWN_FRAMES):
             if isinstance(node, cst.Subscript):
                 found = self._item_raises(node, size)
             elif isinstance(node, cst.BinaryOperation):
                 found = self._division_raises(node)
+            elif isinstance(node, _COMPREHENSIONS):
+                found = self.iteration_raises(node.for_in.iter)
             else:
                 found = self._lookup_raises(node, display)
             if found is not None:
                 return found
         return None
+
+    def iteration_raises(self, iterable: cst.BaseExpression) -> str | None:
+        """`for v in 1`, `(x for x in s)` with `s` known to be a number, a bool or None:
+        `iter()` raises TypeError (a comprehension's first iterable is evaluated where it is)."""
+        known = self.value(iterable)
+        return "TypeError" if known is not None and (known.value is None or type(known.value) in (int, float, bool)) \
+            else None
 
     def unpack_raises(self, target: cst.BaseExpression, value: cst.BaseExpression) -> str | None:
         """`a, b = (1, 2, 3)`: a known number of values unpacked into another number of names."""
