@@ -9,7 +9,7 @@ from gbreak_lint import api
 from gbreak_lint.config import load_config
 from gbreak_lint.index import lazy
 from gbreak_lint.knowledge import load_profile
-from gbreak_lint.index.skeleton import ENTRIES, SETTINGS, Skeleton, module_names, summarize
+from gbreak_lint.index.skeleton import ENTRIES, HOOK_MARKER, SETTINGS, Skeleton, module_names, summarize
 
 FILES = {
     "pkg/__init__.py": "from .model import Net\n",
@@ -133,7 +133,9 @@ def test_hook_modules_are_not_config_modules() -> None:
     hook = summarize(Path("h.py"), "def f(m):\n    m.register_forward_hook(g)\n", "h", load_profile())
     config = summarize(Path("c.py"), "import torch\ntorch._dynamo.config.suppress_errors = True\n", "c",
                        load_profile())
-    assert "register_forward" in hook.markers and SETTINGS not in hook.markers and ENTRIES not in hook.markers
+    assert HOOK_MARKER in hook.markers and SETTINGS not in hook.markers and ENTRIES not in hook.markers
+    backward = summarize(Path("b.py"), "def f(m):\n    m.register_full_backward_hook(g)\n", "b", load_profile())
+    assert HOOK_MARKER in backward.markers  # a backward hook changes what calling the module does too
     assert SETTINGS in config.markers and ENTRIES in config.markers
 
 

@@ -29,7 +29,7 @@ IMPORT_STATEMENT = re.compile(
 len_max = 1 << 62  # sorts after every span starting at the same offset
 
 # markers: text that makes a module part of every task's question
-HOOK_MARKER = "register_forward"
+HOOK_MARKER = "register_f"  # register_forward_*hook and register_full_backward_*hook
 DISALLOW_MARKER = "disallow_in_graph"
 GLOBAL_MARKERS = (HOOK_MARKER, DISALLOW_MARKER)
 ENTRIES = "entries"  # may hold compile calls or Dynamo settings (a superset of `might_hold_entries`)

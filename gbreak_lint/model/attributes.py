@@ -7,7 +7,8 @@ overrides, and forward hooks on sub-modules.
 - Assigning `self.name = v` on a project class defining `__setattr__` inlines it (resumable).
 - `sub.register_forward_pre_hook(h)` / `register_forward_hook(h)` anywhere in the project:
   calling a module held under that name (`self.sub(x)`, `model(x)`) runs the hooks around
-  its forward (pre-hooks before, hooks after), from a loop in torch's `Module._call_impl`.
+  its forward (pre-hooks before, hooks after), from a loop in torch's `Module._call_impl`;
+  `register_full_backward_hook` / `register_full_backward_pre_hook` ones make that call break.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import re
 import libcst as cst
 
 from ..index.project import ProjectIndex
+from ..index.skeleton import HOOK_MARKER
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..parse import definitions_within
 from ..walk import NESTED_SCOPES, find_all, walk
@@ -23,11 +25,13 @@ from .callables import Callables
 from .types import FnValue
 
 PROPERTY_DECORATORS = frozenset({"builtins.property", "functools.cached_property"})
-HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "post"}
+HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "post",
+                "register_full_backward_hook": "backward", "register_full_backward_pre_hook": "backward"}
 # registry key prefixes (then the model's class) of hooks registered in a loop over a model's
 # sub-modules: `modules()` reaches the model itself and its sub-modules, `children()` the
 # sub-modules alone (both taken one level deep)
 EVERY_MODULE, EVERY_CHILD = "*modules:", "*children:"
+UNKNOWN_HOOK = FnValue("<a hook>")
 SUBMODULE_LOOPS = {"modules": EVERY_MODULE, "named_modules": EVERY_MODULE,
                    "children": EVERY_CHILD, "named_children": EVERY_CHILD}
 
@@ -63,7 +67,7 @@ class HookRegistry:
 
     def __init__(self, project: ProjectIndex, callables: Callables):
         self.hooks: dict[str, list[tuple[str, FnValue]]] = {}
-        for module in project.mentioning("register_forward"):
+        for module in project.mentioning(HOOK_MARKER):
             self._collect(project, callables, module)
 
     def for_attribute(self, name: str, kind: str, owner: str = "", instance: str = "") -> list[FnValue]:
@@ -145,11 +149,18 @@ class _HookCalls(cst.CSTVisitor):
             self.loop_modules[target.value] = SUBMODULE_LOOPS[method] + cls.qualname
 
     def _model_class(self, model: cst.BaseExpression) -> ClassInfo | None:
-        """The project class of a model named at module level (`model = Net()`)."""
+        """The project class of a model named at module level (`model = Net()`, perhaps
+        compiled and bound to the same name later: `model = torch.compile(model)`)."""
         project = self.callables.project
-        if not isinstance(model, cst.Name) or model.value in self.module.reassigned:
+        if not isinstance(model, cst.Name):
             return None
-        return project.created_class(self.module.values.get(model.value), self.module)
+        if model.value not in self.module.reassigned:
+            return project.created_class(self.module.values.get(model.value), self.module)
+        made = {cls.qualname: cls for cls in (project.created_class(a.value, self.module)
+                                              for a in find_all(self.module.parsed.module, (cst.Assign,))
+                                              if any(isinstance(t.target, cst.Name) and t.target.value == model.value
+                                                     for t in a.targets)) if cls is not None}
+        return next(iter(made.values())) if len(made) == 1 else None
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -158,9 +169,12 @@ class _HookCalls(cst.CSTVisitor):
         owner = func.value  # `net.block` / `self.block`, or a module held by a name
         name = owner.attr.value if isinstance(owner, cst.Attribute) else \
             self.loop_modules.get(owner.value, owner.value) if isinstance(owner, cst.Name) else None
+        kind = HOOK_METHODS[func.attr.value]
         hook = self.callables.value(node.args[0].value, self.module, self.stack[-1], {}, {})
+        if hook is None and kind == "backward":
+            hook = UNKNOWN_HOOK  # that there is one is enough: the call breaks (a lambda, a bound method)
         if hook is not None and name is not None:
-            self.hooks.setdefault(name, []).append((HOOK_METHODS[func.attr.value], hook))
+            self.hooks.setdefault(name, []).append((kind, hook))
 
 
 def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:

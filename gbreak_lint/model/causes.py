@@ -48,6 +48,9 @@ class CauseMatcher:
 
     # -- calls -----------------------------------------------------------------------
     def classify_call(self, node: cst.Call) -> None:
+        if self._registered_hooks(node, "backward") and self.check_enabled(CauseCheck.MODULE_BACKWARD_HOOK):
+            self.b.emit_break(self.rule_for_check(CauseCheck.MODULE_BACKWARD_HOOK), node)  # GB0083, resumes
+            return
         pre, post = self._hooks(node, "pre"), self._hooks(node, "post")
         if pre or post:
             self._call_with_hooks(node, pre, post)
@@ -663,6 +666,18 @@ class CauseMatcher:
 
     def _hooks(self, node: cst.Call, kind: str) -> list[FrameKey]:
         """Frames of the forward (pre-)hooks registered on the sub-module this call runs."""
+        keys = []
+        for hook in self._registered_hooks(node, kind):
+            fn = self.env.project.function(hook.qualname)
+            if fn is not None:
+                tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
+                # run inside a higher-order op's body, the hook is checked as the body is
+                keys.append(FrameKey(fn.qualname, tensors, hook.captured, hop_body=self.b.key.hop_body))
+                self.env.frame(keys[-1])
+        return keys
+
+    def _registered_hooks(self, node: cst.Call, kind: str) -> list:
+        """The hooks of `kind` registered on the sub-module this call runs (FnValues)."""
         func = node.func
         if not isinstance(func, (cst.Attribute, cst.Name)):
             return []
@@ -675,15 +690,7 @@ class CauseMatcher:
         if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)
                              or self._passed_to_constructor(func)):
             return []
-        keys = []
-        for hook in hooks:
-            fn = self.env.project.function(hook.qualname)
-            if fn is not None:
-                tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
-                # run inside a higher-order op's body, the hook is checked as the body is
-                keys.append(FrameKey(fn.qualname, tensors, hook.captured, hop_body=self.b.key.hop_body))
-                self.env.frame(keys[-1])
-        return keys
+        return hooks
 
     def _project_call(self, node: cst.Call, target: CallTarget) -> None:
         fn = target.function
