@@ -278,13 +278,11 @@ class _EntryFinder(cst.CSTVisitor):
         the flag is on while Dynamo traces what runs under it."""
         if self.qualify(node.func) not in self.k.config_patch:
             return
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == REORDERABLE_CONFIG:
-                self._reorderable_set(arg.value, node)  # `patch(reorderable_logging_functions={print})`
-            if arg.keyword is not None and arg.keyword.value in self.k.config_flags \
-                    and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
-                self.configs.append(ConfigSet(arg.keyword.value, arg.value.value == "True",
-                                              self.module.path, self.line(node)))
+        for name, value in _patched_settings(node):
+            if name == REORDERABLE_CONFIG:
+                self._reorderable_set(value, node)  # `patch(reorderable_logging_functions={print})`
+            if name in self.k.config_flags and isinstance(value, cst.Name) and value.value in ("True", "False"):
+                self.configs.append(ConfigSet(name, value.value == "True", self.module.path, self.line(node)))
 
     def _reorderable_set(self, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         """The functions a set (or list, tuple) display names become reorderable."""
@@ -563,3 +561,17 @@ def _assumed_forward(project: ProjectIndex, knowledge: Knowledge, cls) -> EntryP
     if fn is None:
         return None
     return EntryPoint(fn.qualname, fn.path, fn.def_line, False, ASSUMED_ENTRY, self_class=cls.qualname)
+
+
+def _patched_settings(node: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
+    """(flag, value expression) pairs a config patch sets, in any of its forms:
+    `patch(flag=True)`, `patch("flag", True)`, `patch({"flag": True})`."""
+    positional = [a.value for a in node.args if a.keyword is None]
+    found: list[tuple[object, cst.BaseExpression]] = [(a.keyword.value, a.value) for a in node.args
+                                                      if a.keyword is not None]
+    if len(positional) == 2 and isinstance(positional[0], cst.SimpleString):
+        found.append((positional[0].evaluated_value, positional[1]))
+    elif len(positional) == 1 and isinstance(positional[0], cst.Dict):
+        found += [(el.key.evaluated_value, el.value) for el in positional[0].elements
+                  if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)]
+    return [(name, value) for name, value in found if isinstance(name, str)]

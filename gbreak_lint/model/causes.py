@@ -1556,7 +1556,8 @@ class CauseMatcher:
                 return None
         if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
             return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))
-        if qual in self.k.resumable_context_managers or self._resumable_mode(item):
+        captured = qual in self.k.captured_context_managers and any(map(self.env.flag, self.k.context_manager_capture_flags))
+        if (qual in self.k.resumable_context_managers or self._resumable_mode(item)) and not captured:
             return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
         return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func),
                    catches=self._handles_exceptions(item))
