@@ -133,6 +133,8 @@ class CauseCheck(Vocab):
     DYNAMIC_SHAPE_NO_META = "dynamic_shape_no_meta"  # a dynamic-output-shape op with no meta kernel (GB0036/GB0037)
     SUBCLASS_OVERRIDDEN_ATTRIBUTE = "subclass_overridden_attribute"  # `x.ndim` a tensor subclass sets to a value (GB0164)
     MODULE_BACKWARD_HOOK = "module_backward_hook"  # calling a sub-module with full backward hooks (GB0083)
+    CLASSMETHOD_AUTOGRAD_FUNCTION = "classmethod_autograd_function"  # Fn.apply of a classmethod forward/backward (GB7312)
+    OPTIMIZER_CONSTRUCTION = "optimizer_construction"  # building a torch.optim optimizer in compiled code (GB0467)
     GLOBAL_HOOK_HANDLE = "global_hook_handle"  # `global h; h = x.register_hook(fn)` (GB0100)
     SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)
 

@@ -126,6 +126,11 @@ class CauseMatcher:
             rule = self.rule_for_check(CauseCheck.PASSED_ITERATOR)
             b.emit_break(rule, node, gb_code=self._gb_code(rule, node), detail=stepped)
             return
+        if is_optimizer_class(qual) and self.check_enabled(CauseCheck.OPTIMIZER_CONSTRUCTION):
+            # torch.optim's __init__ patches `step` (`_patch_step_function`), which Dynamo
+            # refuses (measured 2.13: GB0467, reported at the constructor's line, resumed)
+            b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_CONSTRUCTION), node, detail=qual or "")
+            return
         method = self._optimizer_method(node)
         if method is not None and self.check_enabled(CauseCheck.OPTIMIZER_METHOD):
             b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_METHOD), node, detail=method,
@@ -717,7 +722,7 @@ class CauseMatcher:
             if disabled == "nonrecursive":
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
-        if self._custom_derivative(node, fn):
+        if self._custom_derivative(node, fn) or self._classmethod_function(node, fn):
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         if fn.is_generator and self.b.escaping_generator(node) or self.b.key.reconstructing:
@@ -741,6 +746,22 @@ class CauseMatcher:
                 self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_DERIVATIVE), node, detail=method, gb_code=code)
                 return True
         return False
+
+    def _classmethod_function(self, node: cst.Call, forward: FunctionInfo) -> bool:
+        """`Fn.apply(x)` of an autograd.Function whose forward or backward is a classmethod:
+        Dynamo binds them as static methods and fails (measured 2.13: GB7312 "failed to bind
+        arguments", at the call, which resumes; eager runs fine)."""
+        cls = self.env.project.klass(forward.class_qualname) if forward.name == "forward" else None
+        if cls is None or self.b.resolver.callables.autograd_apply(cls) is None \
+                or not self.check_enabled(CauseCheck.CLASSMETHOD_AUTOGRAD_FUNCTION):
+            return False
+        project, module = self.env.project, self.env.project.modules[cls.module]
+        found = [name for name in ("forward", "backward")
+                 if (method := project.method(cls, name)) is not None
+                 and any(project.qualify(d.decorator, module) == "builtins.classmethod" for d in method.decorators)]
+        if found:
+            self.b.emit_break(self.rule_for_check(CauseCheck.CLASSMETHOD_AUTOGRAD_FUNCTION), node, detail=found[0])
+        return bool(found)
 
     def _no_grad_inputs(self, node: cst.Call) -> bool:
         """Every argument is a local this frame made with a torch factory, without requires_grad."""
