@@ -211,13 +211,13 @@ class FrameBuilder:
     def _class_sets(self, target: cst.Attribute, in_methods: bool) -> bool | None:
         """Does the project class of `target`'s object bind the attribute in its body (or, with
         `in_methods`, as `self.<attr>` in a method)? None: the class is unknown, or a library
-        base it has could (nn.Module sets only the attributes the knowledge file lists)."""
+        base it has could (nn.Module itself sets only the attributes the knowledge file lists)."""
         cls = self.resolver.class_of(target.value)
         if cls is None:
             return None
         name = target.attr.value
-        bases = self.env.project.external_bases(cls) if in_methods else ()
-        if bases and not all(self.env.knowledge.is_module_class(b) for b in bases):
+        bases = self.env.project.external_bases(cls) if in_methods else set()
+        if bases and not bases <= self.env.knowledge.nn_module_bases:  # nn.Linear sets `weight`, ...
             return None
         if bases and name in self.env.knowledge.module_attributes:
             return True
