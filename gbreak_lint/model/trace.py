@@ -436,6 +436,9 @@ class Tracer:
                 self.compile_frame(point.target, site_chain[:len(chain) + level + 1], entry)
             return _Resume(i + 1, True)
         fate, blame, block_line = self._fate(ev, path[:1], site_event)
+        if whole is None and self.nested and nested_call and not hard and blame is not None \
+                and blame.kind == BlockKind.WITH:  # the compiled frame itself holds the block
+            self._reconstruction_failures(path[:-1], chain, entry)
         if whole is not None:
             # with nested graph breaks, a callee that cannot resume (a try or `with` block,
             # entering an unsupported context manager) restarts the whole trace up to its last
@@ -445,6 +448,8 @@ class Tracer:
             fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
             if retraced:
                 site.outcomes.add(Fate.RESUMED)
+            if blame.kind == BlockKind.WITH:
+                self._reconstruction_failures(path[whole:-1], chain + tuple(_link(f, e) for f, e in path[:whole]), entry)
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
@@ -480,6 +485,20 @@ class Tracer:
         because = _all_of(link.condition for link in site_chain)
         self._rest_eagerly(info, first_eager, chain, entry, because)
         return None
+
+    def _reconstruction_failures(self, levels, chain, entry: str) -> None:
+        """A nested break under an unsupported `with` of an outer frame: Dynamo first tries
+        the nested graph break and cannot rebuild the frames up to the one holding the block,
+        "Reconstruction failure" (GB0092) at each one's call (measured 2.13; under a `try`
+        it does not try)."""
+        rule = self.env.checks.get(CauseCheck.NESTED_RECONSTRUCTION)
+        if rule is None:
+            return
+        for frame, call in levels:
+            event = replace(call, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
+                            break_kind=BreakKind.RESUMABLE, target=None, mode=CallMode.INLINE, hits=1)
+            chain = chain + (_link(frame, call),)
+            self._hit(frame, event, chain, entry, hits=1).outcomes.add(Fate.RESUMED)
 
     def _outcome_code(self, site: SiteRecord, outcome: str) -> None:
         """A break whose Dynamo code depends on how it ends (step_unsupported: "empty
