@@ -299,12 +299,44 @@ class FrameBuilder:
         for arg in node.args if isinstance(node.func, cst.Attribute) else node.args[1:]:
             self.expr(arg.value)
         made, taken = self.generators.pop(name)
+        if self._yields_left(made, taken) == 0:  # closed or run to its end: Python raises, so does Dynamo
+            self.generators[name] = (made, taken)
+            self._raises(node, "StopIteration")
+            return True
         if any(c.kind == BlockKind.LOOP for c in self.ctx):  # stepped again and again: all the rest runs
             self._run_generator(node, made, skip_yields=taken)
         else:
             self.generators[name] = (made, taken + 1)
             self._run_generator(node, made, skip_yields=taken, take_yields=1)
         return True
+
+    def _close_generator(self, node: cst.Call) -> bool:
+        """`gen.close()` of a generator held here: nothing more of it runs (a later `next` is
+        StopIteration); one whose `except GeneratorExit:` yields again raises RuntimeError
+        when it was started (measured 2.13: both "Observed exception", GB0088)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "close" and isinstance(func.value, cst.Name)
+                and func.value.value in self.generators):
+            return False
+        made, taken = self.generators[func.value.value]
+        self.generators[func.value.value] = (made, CLOSED)
+        fn = self._generator_function(made)
+        if taken > 0 and fn is not None and _yields_on_exit(fn.node):
+            self._raises(node, "RuntimeError")
+        return True
+
+    def _generator_function(self, made: int) -> FunctionInfo | None:
+        target = self.events[made].target
+        return self.env.project.function(target.qualname) if target is not None else None
+
+    def _yields_left(self, made: int, taken: int) -> int | None:
+        """How many more items the generator made at event `made` gives after `taken`, when
+        its body yields a fixed number of times (no yield under a loop or a branch)."""
+        if taken == CLOSED:
+            return 0
+        fn = self._generator_function(made)
+        total = _straight_yields(fn.node) if fn is not None else None
+        return None if total is None else max(0, total - taken)
 
     def _consume_generator(self, node: cst.Name) -> None:
         """Any other use of a held generator (iterated, passed on, returned) runs the rest of its
@@ -1051,7 +1083,7 @@ class FrameBuilder:
                             inlined_only=any(n.value in passed for n in find_all(test, (cst.Name,))))
 
     def call(self, node: cst.Call) -> None:
-        if self.generators and self._step_generator(node):
+        if self.generators and (self._step_generator(node) or self._close_generator(node)):
             return
         func = node.func
         if isinstance(func, cst.Attribute):
@@ -1560,3 +1592,24 @@ def _tuple_like(cls, project) -> bool:
     names = {(base.attr if isinstance(base, cst.Attribute) else base).value
              for c in project.mro(cls) for base in c.bases if isinstance(base, (cst.Name, cst.Attribute))}
     return bool(names & {"NamedTuple", "tuple"})
+
+
+CLOSED = -1  # the items taken from a generator that was closed
+
+
+def _straight_yields(fn: cst.FunctionDef) -> int | None:
+    """The number of `yield`s a generator's body runs when none sits under a loop, a branch,
+    a try or a `with` (and there is no `yield from`), else None."""
+    yields = find_all(fn.body, (cst.Yield,), skip=NESTED_SCOPES)
+    blocks = find_all(fn.body, (cst.For, cst.While, cst.If, cst.Try, cst.With, cst.Match), skip=NESTED_SCOPES)
+    if any(isinstance(y.value, cst.From) for y in yields) or \
+            any(find_all(b, (cst.Yield,), skip=NESTED_SCOPES) for b in blocks):
+        return None
+    return len(yields)
+
+
+def _yields_on_exit(fn: cst.FunctionDef) -> bool:
+    """`except GeneratorExit:` with a `yield` in the handler: the generator ignores close()."""
+    return any(isinstance(h.type, cst.Name) and h.type.value == "GeneratorExit"
+               and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
+               for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
