@@ -275,8 +275,11 @@ class ValueEvaluator:
         None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
         the constants a list expression is known to hold (a list never changed in place);
         `size`: how many items it holds (`[x]` of a tensor)."""
-        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call) + _COMPREHENSIONS, skip=_OWN_FRAMES):
-            if isinstance(node, cst.Subscript):
+        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call, cst.Dict, cst.Set) + _COMPREHENSIONS,
+                             skip=_OWN_FRAMES):
+            if isinstance(node, (cst.Dict, cst.Set)):
+                found = _unhashable_item(node)
+            elif isinstance(node, cst.Subscript):
                 found = self._item_raises(node, size)
             elif isinstance(node, cst.BinaryOperation):
                 found = self._division_raises(node)
@@ -526,3 +529,14 @@ def display_length(expr) -> int | None:
             isinstance(el, cst.StarredElement) for el in expr.elements):
         return len(expr.elements)
     return None
+
+
+_MUTABLE_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+
+
+def _unhashable_item(display: cst.Dict | cst.Set) -> str | None:
+    """`{[1, 2]: v}` / `{[1, 2]}`: a list, dict or set display as a key or a set item is
+    unhashable; building the display raises TypeError."""
+    keys = [el.key for el in display.elements if isinstance(el, cst.DictElement)] if isinstance(display, cst.Dict) \
+        else [el.value for el in display.elements if isinstance(el, cst.Element)]
+    return "TypeError" if any(isinstance(k, _MUTABLE_DISPLAYS) for k in keys) else None
