@@ -677,7 +677,8 @@ class CauseMatcher:
             if fn is not None:
                 tensors = frozenset(p.name for p in fn.params[1:] if p.kind == "positional")
                 # run inside a higher-order op's body, the hook is checked as the body is
-                keys.append(FrameKey(fn.qualname, tensors, hook.captured, hop_body=self.b.key.hop_body))
+                keys.append(FrameKey(fn.qualname, tensors, hook.captured, hop_body=self.b.key.hop_body,
+                                     hop_root=self.b.key.hop_root))
                 self.env.frame(keys[-1])
         return keys
 
@@ -710,7 +711,7 @@ class CauseMatcher:
         disabled = target.disabled or self.disabled(fn) or self._disabled_class(target)
         key = self.callee_key(target, node)
         if self.b.key.hop_body:  # traced inside a higher-order op's body: the same checks apply
-            key = replace(key, hop_body=True)
+            key = replace(key, hop_body=True, hop_root=self.b.key.hop_root)
         info = self.env.frame(key)  # build the callee first so its return type is known
         if info is not None and info.leaves_attribute_set:
             self.b.leaves_attribute_set = True
@@ -787,7 +788,7 @@ class CauseMatcher:
         grads = frozenset(p.name for p in backward.params[1:] if p.kind == "positional")
         # traced as a higher-order op's body: a write outside it breaks (measured 2.13, GB0067;
         # an attribute left set, GB4413 at the apply call); forward is not checked so
-        info = self.env.frame(FrameKey(backward.qualname, grads, hop_body=True))
+        info = self.env.frame(FrameKey(backward.qualname, grads, hop_body=True, hop_root=backward.qualname))
         if info is None:
             return
         if self._attribute_left_set([info]):
@@ -1445,6 +1446,7 @@ class CauseMatcher:
             return None
         params = fn.params[:1] if mode == CallMode.CHECKPOINT else [p for p in fn.params if p.name not in ("self", "cls")]
         return FrameKey(fn.qualname, frozenset(p.name for p in params), hop_body=checked,
+                        hop_root=fn.qualname if checked else "",
                         tensor_attributes=b.key.tensor_attributes)
 
     # -- context managers ------------------------------------------------------------

@@ -66,6 +66,9 @@ class FrameKey:
     # the function `checkpoint` / `wrap` runs in compiled code: Dynamo traces it as a
     # higher-order op's body, where a write to state outside it breaks (GB0067)
     hop_body: bool = False
+    # that body's own function (a `wrap(f)`'s `f`): the names it and the functions nested in
+    # it bind are the body's own, written by an inner function's `nonlocal` too
+    hop_root: str = ""
     # a generator the compiled frame lets escape (returns it): Dynamo rebuilds it by tracing
     # what is left of its body (after `skip_yields` yields the frame consumed), and a write to
     # state made elsewhere there stops the frame (GB8335)
