@@ -9,6 +9,7 @@ from typing import Mapping
 import libcst as cst
 
 from ..knowledge import Knowledge
+from ..walk import find_all
 from .names import dotted
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 
@@ -265,6 +266,18 @@ class ProjectIndex:
         return target.rsplit(".", 1)[-1] in TORCH_SUBMODULES
 
     # -- instances -------------------------------------------------------------------
+    def classes_bound(self, module: ModuleIndex, name: str) -> list[ClassInfo]:
+        """The project classes a name of the module is built from: its one module-level value,
+        else every `name = Cls(...)` in the module, in any function (a test's `main()`) or
+        rebound later (`model = torch.compile(model)`). One per class."""
+        if name in module.values and name not in module.reassigned:
+            made = [module.values[name]]
+        else:
+            made = [a.value for a in find_all(module.parsed.module, (cst.Assign,))
+                    if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)]
+        classes = {cls.qualname: cls for cls in (self.created_class(v, module) for v in made) if cls is not None}
+        return list(classes.values())
+
     def created_class(self, value: cst.BaseExpression, module: ModuleIndex,
                       function: FunctionInfo | None = None, depth: int = 0) -> ClassInfo | None:
         """The project class a call creates: `Net()`, `Net().eval()`, `build_model()`."""

@@ -151,16 +151,10 @@ class _HookCalls(cst.CSTVisitor):
     def _model_class(self, model: cst.BaseExpression) -> ClassInfo | None:
         """The project class of a model named at module level (`model = Net()`, perhaps
         compiled and bound to the same name later: `model = torch.compile(model)`)."""
-        project = self.callables.project
         if not isinstance(model, cst.Name):
             return None
-        if model.value not in self.module.reassigned:
-            return project.created_class(self.module.values.get(model.value), self.module)
-        made = {cls.qualname: cls for cls in (project.created_class(a.value, self.module)
-                                              for a in find_all(self.module.parsed.module, (cst.Assign,))
-                                              if any(isinstance(t.target, cst.Name) and t.target.value == model.value
-                                                     for t in a.targets)) if cls is not None}
-        return next(iter(made.values())) if len(made) == 1 else None
+        made = self.callables.project.classes_bound(self.module, model.value)
+        return made[0] if len(made) == 1 else None
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

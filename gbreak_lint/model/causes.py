@@ -43,6 +43,10 @@ class CauseMatcher:
         rule = self.env.checks.get(check)
         return rule is not None and not self.env.flag(rule.unless_config)
 
+    def _any_flag(self, flags) -> bool:
+        """Is one of these torch._dynamo.config flags on for this program?"""
+        return any(map(self.env.flag, flags))
+
     def rule_enabled(self, rule) -> bool:
         return not self.env.flag(rule.unless_config)
 
@@ -144,7 +148,7 @@ class CauseMatcher:
             b.emit_break(self.rule_for_check(CauseCheck.UNSIZED_ONE_HOT), node)
             return
         if qual in self.k.dynamic_shape_ops_without_meta and self.check_enabled(CauseCheck.DYNAMIC_SHAPE_NO_META):
-            captured = self.env.flag("capture_dynamic_output_shape_ops")  # set by the program, not by fullgraph
+            captured = self._any_flag(self.k.dynamic_shape_capture_flags)  # set by the program, not by fullgraph
             b.emit_break(self.rule_for_check(CauseCheck.DYNAMIC_SHAPE_NO_META), node, detail=qual,
                          gb_code=self.k.gb_codes["dynamic_shape_no_meta" if captured else "dynamic_shape_op"])
             return
@@ -1321,7 +1325,7 @@ class CauseMatcher:
             return True
         if not isinstance(wrapped, cst.Attribute) or not isinstance(wrapped.value, cst.Name):
             return False
-        for cls in self._classes_bound_to(module, wrapped.value.value):
+        for cls in self.env.project.classes_bound(module, wrapped.value.value):
             held = self.env.project.class_attribute(cls, wrapped.attr.value)
             if held is not None and isinstance(held[1], cst.Call):
                 return True
@@ -1350,19 +1354,9 @@ class CauseMatcher:
                 obj = target.value if isinstance(target, cst.Attribute) else None
                 if not isinstance(obj, cst.Name) or not isinstance(target, cst.Attribute):
                     continue
-                for cls in self._classes_bound_to(module, obj.value):
+                for cls in project.classes_bound(module, obj.value):
                     found[(cls.qualname, target.attr.value)] = (value, module)
         return found
-
-    def _classes_bound_to(self, module, name: str) -> list:
-        """The project classes `name` is built from in the module: at module level, or in any
-        function of it (`model = SimpleModel()` inside a test's `main()`)."""
-        project = self.env.project
-        made = [module.values[name]] if name in module.values else \
-            [a.value for a in find_all(module.parsed.module, (cst.Assign,))
-             if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)]
-        classes = [project.created_class(value, module) for value in made if isinstance(value, cst.Call)]
-        return [cls for cls in classes if cls is not None]
 
     def _held_value(self, func: cst.BaseExpression):
         """The expression a called name or `self` attribute was bound to, with its module."""
@@ -1399,8 +1393,7 @@ class CauseMatcher:
     def _higher_order(self, node: cst.Call, qual: str | None) -> bool:
         if qual in self.k.checkpoint_functions and node.args:
             # torch.utils.checkpoint's body is not checked under the flag that allows side effects
-            checked = qual not in self.k.side_effect_checkpoints \
-                or not any(map(self.env.flag, self.k.side_effect_checkpoint_flags))
+            checked = qual not in self.k.side_effect_checkpoints or not self._any_flag(self.k.side_effect_checkpoint_flags)
             return self._hop_call(node, [node.args[0].value], CallMode.CHECKPOINT, checked)
         if qual in self.k.strict_higher_order_functions:
             traced = (call_argument(node, name, position)
@@ -1579,7 +1572,7 @@ class CauseMatcher:
                 return None
         if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
             return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))
-        captured = qual in self.k.captured_context_managers and any(map(self.env.flag, self.k.context_manager_capture_flags))
+        captured = qual in self.k.captured_context_managers and self._any_flag(self.k.context_manager_capture_flags)
         if (qual in self.k.resumable_context_managers or self._resumable_mode(item)) and not captured:
             return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
         return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func),

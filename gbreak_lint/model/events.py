@@ -998,7 +998,7 @@ class FrameBuilder:
         elif isinstance(node, cst.Name) and node.value in self.generators:
             self._consume_generator(node)
         elif isinstance(node, cst.Name) and node.value in self.unwrappable:
-            self._wraps_unwrappable(node, self.unwrappable.pop(node.value))
+            self._wraps_unwrappable(node, self.unwrappable.pop(node.value), node.value)
         elif isinstance(node, cst.IfExp):
             self.expr(node.test)
             known = self.compile_time(node.test)
@@ -1089,7 +1089,7 @@ class FrameBuilder:
         if isinstance(func, cst.Attribute):
             self.expr(func.value)
             if self._makes_sparse(func.value):  # `x.to_sparse().to_dense()`: the resume function's input
-                self._wraps_unwrappable(node, CauseCheck.SPARSE_TENSOR_USE)
+                self._wraps_unwrappable(node, CauseCheck.SPARSE_TENSOR_USE, cst.Module([]).code_for_node(func.value))
         elif not isinstance(func, cst.Name):
             self.expr(func)
         for arg in node.args:
@@ -1211,15 +1211,12 @@ class FrameBuilder:
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self.own_variables()))
 
-    def _wraps_unwrappable(self, node: cst.CSTNode, check: CauseCheck) -> None:
+    def _wraps_unwrappable(self, node: cst.CSTNode, check: CauseCheck, detail: str) -> None:
         """The first read of a value Dynamo wraps there and cannot (measured 2.13: a set of
         tensors passed in, GB0222 "Attempted to wrap a set with tensors"; a sparse tensor made
         before a break, GB0015 "Attempted to wrap sparse Tensor"), at an instruction it
         cannot resume after. A value never read costs nothing."""
         if self.causes.check_enabled(check):
-            detail = node.value if isinstance(node, cst.Name) else \
-                cst.Module([]).code_for_node(node.func.value) if isinstance(node, cst.Call) and \
-                isinstance(node.func, cst.Attribute) else ""
             self.emit_break(self.causes.rule_for_check(check), node, detail=detail)
 
     def _makes_sparse(self, value: cst.BaseExpression | None) -> bool:
