@@ -553,6 +553,7 @@ class FrameBuilder:
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
+            self.causes.item_store_dunder(target, value)
             return
         if isinstance(target, cst.Name):
             self._stores_global_hook_handle(target, value)
@@ -618,6 +619,7 @@ class FrameBuilder:
         handler for (measured 2.13: GB0082, the frame is skipped)."""
         for item in find_all(node.target, (cst.Subscript,)):
             self._item_dunder(item, "__delitem__", BreakKind.INSTRUCTION)
+            self.causes.item_store_dunder(item, None)
         for target, base, key, exception in deleted_members(node):
             if not self.uncertain and not self._class_level(target):
                 self.deleted_members[key] = (base, exception)
