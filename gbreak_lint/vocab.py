@@ -80,6 +80,9 @@ class CallMode(Vocab):
     # `a + b` on a user object: its method runs under BINARY_OP, an instruction Dynamo cannot
     # resume after (only calls, comparisons and subscripts can)
     OPERATOR = "operator"
+    # run by a wrapper Dynamo broke in (a context decorator it cannot enter): the callee is
+    # compiled as a frame of its own
+    WRAPPED = "wrapped"
 
 
 class CauseCheck(Vocab):
@@ -138,6 +141,7 @@ class CauseCheck(Vocab):
     NESTED_RECONSTRUCTION = "nested_reconstruction"  # a nested break under an outer unsupported `with` (GB0092)
     GLOBAL_HOOK_HANDLE = "global_hook_handle"  # `global h; h = x.register_hook(fn)` (GB0100)
     SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)
+    CONTEXT_DECORATED_CALL = "context_decorated_call"  # calling a function a config patch decorates (GB0142)
 
 
 class Fate(Vocab):

@@ -45,6 +45,8 @@ def _message(template: str, frame: Frame) -> str:
         where = f"before line {frame.block_line}" if frame.block_line else "before it"
         outcome = (f"Dynamo compiles `{name}` up to the checkpoint {where} "
                    f"({frame.ops_before} ops) and runs the rest eagerly")
+    elif frame.outcome == Outcome.RESUME_SKIPPED:  # `name` itself was compiled up to an earlier break
+        outcome = f"Dynamo skips the function resuming `{name}` after an earlier break and runs the rest of `{name}` eagerly"
     else:
         outcome = f"Dynamo skips `{name}` and runs it eagerly ({frame.ops_before} op(s) before the block, 2 needed for a checkpoint)"
     label = frame.label or "..."

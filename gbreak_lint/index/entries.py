@@ -188,22 +188,7 @@ class _EntryFinder(cst.CSTVisitor):
 
     # -- statements ------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
-        """`for m in [A(), B()]:`, and `for fn, args in ((f, (x,)), (g, (y,))):` (each name
-        takes its position in every row)."""
-        if not isinstance(node.iter, (cst.List, cst.Tuple)) \
-                or any(isinstance(el, cst.StarredElement) for el in node.iter.elements):
-            return
-        rows = [el.value for el in node.iter.elements]
-        if isinstance(node.target, cst.Name):
-            self.loop_items[node.target.value] = tuple(rows)
-            return
-        names = _loop_names(node.target)
-        table = [row for row in rows if isinstance(row, (cst.Tuple, cst.List)) and len(row.elements) == len(names)
-                 and not any(isinstance(el, cst.StarredElement) for el in row.elements)]
-        if names and len(table) == len(rows):
-            for i, name in enumerate(names):
-                if name is not None:
-                    self.loop_items[name] = tuple(row.elements[i].value for row in table)
+        self.loop_items.update(loop_items(node))
 
     def leave_For(self, node: cst.For) -> None:
         for name in [node.target.value] if isinstance(node.target, cst.Name) else _loop_names(node.target):
@@ -404,6 +389,24 @@ def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseEx
     if position is None or any(a.star for a in positional[:position + 1]) or position >= len(positional):
         return None
     return positional[position].value
+
+
+def loop_items(node: cst.For) -> dict[str, tuple[cst.BaseExpression, ...]]:
+    """The values each loop name takes, row by row: `for m in [A(), B()]:`, and
+    `for fn, args in ((f, (x,)), (g, (y,))):` (each name takes its position in every row);
+    empty unless the loop runs over a list or tuple display."""
+    if not isinstance(node.iter, (cst.List, cst.Tuple)) \
+            or any(isinstance(el, cst.StarredElement) for el in node.iter.elements):
+        return {}
+    rows = [el.value for el in node.iter.elements]
+    if isinstance(node.target, cst.Name):
+        return {node.target.value: tuple(rows)}
+    names = _loop_names(node.target)
+    table = [row for row in rows if isinstance(row, (cst.Tuple, cst.List)) and len(row.elements) == len(names)
+             and not any(isinstance(el, cst.StarredElement) for el in row.elements)]
+    if not names or len(table) != len(rows):
+        return {}
+    return {name: tuple(row.elements[i].value for row in table) for i, name in enumerate(names) if name is not None}
 
 
 def _loop_names(target) -> list[str | None]:

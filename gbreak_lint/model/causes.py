@@ -740,6 +740,10 @@ class CauseMatcher:
             if disabled == "nonrecursive":
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
+        if self._context_decorated(fn) and self.check_enabled(CauseCheck.CONTEXT_DECORATED_CALL):
+            self.b.emit_break(self.rule_for_check(CauseCheck.CONTEXT_DECORATED_CALL), node, detail=fn.qualname)
+            self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.WRAPPED)
+            return
         if self._custom_derivative(node, fn) or self._classmethod_function(node, fn):
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
@@ -1248,6 +1252,10 @@ class CauseMatcher:
         rule = self.rule_for_check(CauseCheck.DISABLED_CALL)
         if rule is not None:
             self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
+
+    def _context_decorated(self, fn: FunctionInfo) -> bool:
+        """Decorated with a config patch, a context manager Dynamo cannot enter."""
+        return self._decorated_with(fn.decorators, fn.module, self.k.config_patch)
 
     def _opaque(self, fn: FunctionInfo) -> bool:
         return self._decorated_with(self._decorators(fn), fn.module, self.k.opaque_decorators)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once
+from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once, loop_items
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
@@ -364,6 +364,7 @@ class _NamedCalls(cst.CSTVisitor):
         self.strict: list[bool] = []
         self.stances: list[str] = ["default"]
         self.scopes: list[dict] = [{}]
+        self.loops: list[dict] = []  # the rows of each enclosing `for` over a display
         self.functions: list[FunctionInfo | None] = [None]
         self.by_node = {fn.node: fn for fn in module.functions.values()}
 
@@ -412,12 +413,30 @@ class _NamedCalls(cst.CSTVisitor):
                     if isinstance(name.value, cst.Name) and isinstance(value, cst.Element):
                         self.scopes[-1][name.value.value] = value.value
 
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(loop_items(node))
+
+    def leave_For(self, node: cst.For) -> None:
+        self.loops.pop()
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.project.qualify(node.func, self.module) in self.knowledge.cache_resets:
             self.resets += 1
         if self._calls(node.func):
-            self.found.append(_Call(node, any(self.strict), dict(self.scopes[-1]) if len(self.scopes) > 1 else {},
-                                    self.functions[-1], self.resets, self.stances[-1]))
+            scope = dict(self.scopes[-1]) if len(self.scopes) > 1 else {}
+            for row in self._loop_rows():
+                self.found.append(_Call(node, any(self.strict), {**scope, **row},
+                                        self.functions[-1], self.resets, self.stances[-1]))
+
+    def _loop_rows(self) -> list[dict]:
+        """The names the innermost `for` over a display binds, one dict per row (the first
+        MAX_VARIANTS rows): `for flag, n in [(True, 2), (False, 3)]: opt(flag, ...)` calls the
+        entry with each row's values."""
+        table = next((t for t in reversed(self.loops) if t), None)
+        if table is None:
+            return [{}]
+        count = min(len(values) for values in table.values())
+        return [{name: values[i] for name, values in table.items()} for i in range(min(count, MAX_VARIANTS))]
 
     def _strict_item(self, item: cst.WithItem) -> bool:
         call = item.item
