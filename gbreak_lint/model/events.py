@@ -75,6 +75,7 @@ class FrameBuilder:
         self.events: list[Event] = []
         self.ctx: list[Ctx] = []
         self.returns_tensor = False
+        self.yields_tensor = False
         self.returns_elements: tuple[bool, ...] = ()
         self.returns_object: bool | None = None  # every return is an instance of a project class
         self.returns_data_scalar = False
@@ -156,6 +157,7 @@ class FrameBuilder:
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, events,
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
+                         yields_tensor=self.yields_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
                          eager_only=self.key.traced_hook, decided_by=frozenset(self.decided_by),
@@ -282,7 +284,7 @@ class FrameBuilder:
         last = self.events[-1] if self.events else None
         if isinstance(value, cst.Call) and _stepped(value) is None and last is not None \
                 and last.kind == EventKind.CALL and last.mode == CallMode.GENERATOR and last.target is not None \
-                and last.span == self.span(value) and not last.target.reconstructing:
+                and last.span == self.span(value) and not last.target.reconstructing and not last.context_by_hand:
             # making a generator runs none of its body: each later use runs its part
             created = replace(last.target, take_yields=0)
             self.env.frame(created)
@@ -308,6 +310,39 @@ class FrameBuilder:
         else:
             self.generators[name] = (made, taken + 1)
             self._run_generator(node, made, skip_yields=taken, take_yields=1)
+        return True
+
+    def _entered_by_hand(self, call: cst.Call) -> FrameKey | None:
+        """The generator frame `ctx.__enter__()` runs, for a @contextmanager object held here."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__enter__"
+                and isinstance(func.value, cst.Name) and func.value.value in self.generators):
+            return None
+        return self.events[self.generators[func.value.value][0]].target
+
+    def _context_by_hand(self, node: cst.Call) -> bool:
+        """`ctx.__enter__()` / `ctx.__exit__(...)` of a @contextmanager object held here: the
+        generator runs to its yield, or from it to its end. A break there resumes at the call,
+        where Dynamo cannot rebuild the object (measured 2.13: GB0092 at the call, and the
+        frame runs eagerly, nested graph breaks or not)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value in self.generators
+                and func.attr.value in self.env.knowledge.passed_generator_stepping_methods):
+            return False
+        for arg in node.args:
+            self.expr(arg.value)
+        name = func.value.value
+        made, taken = self.generators[name]
+        if taken == CLOSED:
+            return True
+        if func.attr.value == "__enter__":
+            self.generators[name] = (made, taken + 1)
+            self._run_generator(node, made, skip_yields=taken, take_yields=1)
+        else:
+            self.generators[name] = (made, CLOSED)
+            self._run_generator(node, made, skip_yields=taken)
+        self.events[-1] = replace(self.events[-1], context_by_hand=True)
         return True
 
     def _close_generator(self, node: cst.Call) -> bool:
@@ -1033,6 +1068,8 @@ class FrameBuilder:
         else:
             for child in _expr_children(node):
                 self.expr(child)
+            if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
+                self.yields_tensor |= self.scope.is_tensor(node.value)
             if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
                     and self.scope.is_tensor(node):
                 self.emit(EventKind.OP, node)
@@ -1085,7 +1122,8 @@ class FrameBuilder:
                             inlined_only=any(n.value in passed for n in find_all(test, (cst.Name,))))
 
     def call(self, node: cst.Call) -> None:
-        if self.generators and (self._step_generator(node) or self._close_generator(node)):
+        if self.generators and (self._step_generator(node) or self._close_generator(node)
+                                or self._context_by_hand(node)):
             return
         func = node.func
         if isinstance(func, cst.Attribute):
@@ -1336,6 +1374,10 @@ class FrameBuilder:
     # -- callbacks for tensor inference ------------------------------------------------
     def _returns(self, call: cst.Call) -> tuple[bool, tuple[bool, ...]]:
         """(returns a tensor, tensor-ness of returned tuple items) of a project call."""
+        held = self._entered_by_hand(call)
+        if held is not None:  # `y = ctx.__enter__()`: what the @contextmanager generator yields
+            info = self.env.frame_if_built(held)
+            return (info is not None and info.yields_tensor, ())
         target = self.resolver.resolve(call.func)
         if target is None:
             lam = self.causes.lambda_frame(call)

@@ -415,7 +415,9 @@ class Tracer:
         # id: a hard error met again (`outer(f)` then `outer(g)` under fullgraph) counts once
         known = self.sites.get((site_frame.path, site_event.span.line, site_event.gb_code or site_event.rule))
         again = hard and known is not None and HARD_ERROR in known.outcomes
-        hits = 0 if again or cached else 1 if hard or level else site_event.hits
+        # the loop's re-test is met only by the frame holding the loop, and only when it resumes
+        retest = ev is site_event and self._fate(ev, path[:1], site_event)[0] == Fate.RESUMED
+        hits = 0 if again or cached else 1 if hard or level or not retest else site_event.hits
         # a checkpoint in a caller of the site's frame: the rest of that caller is traced
         # again after the partial graph and meets the site once more, resuming there
         # (measured 2.13: a try, and a user `with`, around the call)
@@ -458,6 +460,11 @@ class Tracer:
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
             site, (fate, blame, block_line) = rebuild, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
                                                          _outer_block(ev))
+        by_hand = self._context_rebuild_site(info, ev, callers, entry) if ev.context_by_hand else None
+        if by_hand is not None:  # the break resumes at the call, which cannot rebuild the object
+            site.outcomes.add(Fate.RESUMED)
+            site, (fate, blame, block_line) = by_hand, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
+                                                        _outer_block(ev))
         generator = self._generator_rebuild_site(ev, callers, entry) if fate == Fate.RESUMED else None
         if generator is not None:  # the live generator cannot be rebuilt: the whole frame runs eagerly
             site.outcomes.add(Fate.RESUMED)
@@ -480,6 +487,8 @@ class Tracer:
             self._outcome_code(site, "partial")
         if blame.kind == BlockKind.GENERATOR:
             self._generator_not_rebuilt(info, ev, chain, entry, outcome)
+        if ev.context_by_hand and fate == Fate.PARTIAL:  # the partial graph cannot rebuild the object either
+            self._context_not_rebuilt(info, site, chain, entry)
         seen = self.frames.get((info.qualname, outcome))
         if seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
             self.frames[(info.qualname, outcome)] = FrameOutcome(
@@ -573,6 +582,24 @@ class Tracer:
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
                         break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
         return self._hit(info, event, callers, entry, event.hits)
+
+    def _context_rebuild_site(self, info, ev: Event, callers, entry: str) -> SiteRecord | None:
+        """`ctx.__enter__()` by hand of a @contextmanager object with a break in its generator:
+        Dynamo resumes at the call and cannot rebuild the object (GB0092)."""
+        rule = self.env.checks.get(CauseCheck.CONTEXT_BY_HAND)
+        if rule is None or self.env.flag(rule.unless_config):
+            return None
+        event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
+                        break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
+        return self._hit(info, event, callers, entry, event.hits)
+
+    def _context_not_rebuilt(self, info: FrameInfo, site: SiteRecord, chain, entry: str) -> None:
+        rule = self.env.catalog.get(site.rule)
+        code = rule.gb_code_when.get("partial_rebuild") if rule is not None else None
+        if code is None:
+            return
+        event = replace(site.event, gb_code=code)
+        self._hit(info, event, chain + (_link(info, event),), entry, 1).outcomes.add(Outcome.SKIPPED)
 
     def _generator_rebuild_site(self, ev: Event, callers, entry: str) -> SiteRecord | None:
         """A generator held in a live local is rebuilt for the resume function by tracing the

@@ -105,6 +105,9 @@ class Event:
     # a live local holds a generator this frame made: Dynamo rebuilds it for the resume
     # function by tracing the rest of its body (this key), where a break stops the frame
     rebuilds_generator: FrameKey | None = None
+    # `ctx.__enter__()` / `ctx.__exit__()` by hand of a @contextmanager object this frame made:
+    # a break in the generator resumes at the call, where Dynamo cannot rebuild the object
+    context_by_hand: bool = False
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
@@ -131,6 +134,7 @@ class FrameInfo:
     is_generator: bool = False
     strict: bool | None = None  # error_on_graph_break decorator on the function
     returns_tensor: bool = False
+    yields_tensor: bool = False  # a generator yielding a tensor (what `ctx.__enter__()` of its object gives)
     returns_elements: tuple[bool, ...] = ()  # tensor-ness of a returned tuple's items
     eager_only: bool = False  # torch's own code (nn.Sequential): inlined, never compiled alone
     uses_torch: bool = False  # reads a global torch module (Dynamo then compiles it even without tensors)
