@@ -14,6 +14,9 @@ and scored as the corpus README describes:
   frames with `partial_then_eager_at`;
 - the outcome of each matched frame (skipped vs compiled up to a checkpoint);
 - times_traced of each matched site against the label's `compiles_hit`.
+
+`--nested on` scores the labels' nested_graph_breaks=True run (labels made with
+`oracle --both`) against a scan with `--dynamo-config nested_graph_breaks=true`.
 """
 from __future__ import annotations
 
@@ -35,9 +38,14 @@ def label_files(root: Path) -> list[Path]:
     return sorted(set(root.rglob("*.expected.json")) | set(root.rglob("label.json")))
 
 
-def predictions(folder: Path) -> list[dict]:
+NESTED_CONFIG = {"off": "nested_graph_breaks=False", "on": "nested_graph_breaks=True"}
+
+
+def predictions(folder: Path, nested: str = "off") -> list[dict]:
     cmd = [sys.executable, "-m", "gbreak_lint", "check", str(folder), "--format", "json",
            "--root", str(folder), "--exit-zero"]
+    if nested == "on":
+        cmd += ["--dynamo-config", "nested_graph_breaks=true"]
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=folder, check=False, env=env)
     if out.returncode != 0:
@@ -45,13 +53,13 @@ def predictions(folder: Path) -> list[dict]:
     return json.loads(out.stdout)["diagnostics"]  # paths relative to `folder` (the cwd)
 
 
-def score_folder(folder: Path, files: list[Path]) -> tuple[dict, list[str]]:
+def score_folder(folder: Path, files: list[Path], nested: str = "off") -> tuple[dict, list[str]]:
     """Counts and mismatches (paths relative to `folder`) for one scanned folder."""
-    diags = predictions(folder)
+    diags = predictions(folder, nested)
     cmp = Comparison()
     obs = Observed({}, {})
     for f in files:
-        one = observed(json.loads(f.read_text()), f.parent)
+        one = observed(json.loads(f.read_text()), f.parent, NESTED_CONFIG[nested])
         for key, value in one.sites.items():
             if key not in obs.sites or value["compiles_hit"] > obs.sites[key]["compiles_hit"]:
                 obs.sites[key] = value
@@ -64,11 +72,11 @@ def score_folder(folder: Path, files: list[Path]) -> tuple[dict, list[str]]:
     return cmp.counts, cmp.misses()
 
 
-def score(folders: dict[Path, list[Path]], verbose: bool) -> dict:
+def score(folders: dict[Path, list[Path]], verbose: bool, nested: str = "off") -> dict:
     total = Comparison()
     misses: list[str] = []
     for folder, files in sorted(folders.items()):
-        counts, folder_misses = score_folder(folder, files)
+        counts, folder_misses = score_folder(folder, files, nested)
         for k, v in counts.items():
             total.counts[k] += v
         misses += [f"{m}  [{folder}]" for m in folder_misses]
@@ -83,15 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpus", nargs="+", type=Path)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every mismatch")
+    ap.add_argument("--nested", choices=sorted(NESTED_CONFIG), default="off",
+                    help="score the nested_graph_breaks=True runs (labels that have one)")
     args = ap.parse_args(argv)
     for corpus in args.corpus:
         folders: dict[Path, list[Path]] = defaultdict(list)
         for f in label_files(corpus.resolve()):
-            folders[f.parent].append(f)
+            if NESTED_CONFIG[args.nested] in json.loads(f.read_text()).get("configs", {}):
+                folders[f.parent].append(f)
         if not folders:
             print(f"{corpus}: no labels found", file=sys.stderr)
             return 2
-        result = score(folders, args.verbose)
+        result = score(folders, args.verbose, args.nested)
         if args.json:
             print(json.dumps({"corpus": str(corpus), **result}, indent=1))
             continue

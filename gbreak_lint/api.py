@@ -13,7 +13,7 @@ from pathlib import Path
 from . import cache
 from .catalog import Catalog, load_catalog
 from .checks import Thresholds, run_checks
-from .config import Config
+from .config import Config, ConfigError
 from .diagnostics import ChainLink, Diagnostic, LintResult
 from .discover import discover
 from .fix import rewrite_applies
@@ -210,7 +210,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
         entries += module_forward_entries(index.project, knowledge, wanted)
         if mode == "files":  # as a whole-tree scan: subclasses elsewhere that compile these files' forward
             entries += inherited_forward_entries(index.project, knowledge, wanted, skeleton.importers)
-    tasks = plan_tasks(index.project, entries, index.configs, components)
+    tasks = plan_tasks(index.project, entries, index.configs, components, _dynamo_defaults(config, knowledge))
     done = run_tasks(index.project, knowledge, catalog, tasks, jobs, with_trees=_fix_probes, cache=runs)
     results = [result for result, _ in done]
     fix_probes = {key: applies for _, probes in done for key, applies in probes}
@@ -355,6 +355,15 @@ def _fixes_apply(diagnostics: list[Diagnostic]) -> list[bool]:
         return [module is not None
                 and rewrite_applies(module, d, state["catalog"].get(d.code).fix_rewrite)
                 for d in diagnostics]
+
+
+def _dynamo_defaults(config: Config, knowledge) -> tuple[tuple[str, bool], ...]:
+    """The configured Dynamo flags, each one the knowledge profile models."""
+    unknown = sorted(name for name, _ in config.dynamo_config if name not in knowledge.config_flags)
+    if unknown:
+        raise ConfigError(f"dynamo config: {', '.join(unknown)} not modelled by torch profile "
+                          f"{knowledge.profile} (known: {', '.join(sorted(knowledge.config_flags))})")
+    return config.dynamo_config
 
 
 def fingerprinted(diagnostics, sources, root: Path) -> list[Diagnostic]:

@@ -67,12 +67,15 @@ def cli(ctx: click.Context) -> None:
 @click.option("--show-library-conditions", is_flag=True,
               help="Also report findings an installed package reaches only behind an `if` on values "
                    "the source does not tell (each carries its condition).")
+@click.option("--dynamo-config", "dynamo_config", multiple=True, metavar="FLAG=BOOL",
+              help="Analyse as if torch._dynamo.config.FLAG were set before the program runs, e.g. "
+                   "nested_graph_breaks=true (repeatable; the program's own assignments still apply).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1),
               help="Worker processes for a scan (default: one per CPU). Results do not depend on it.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, torch_profile, entries,
           assume_compiled, baseline_file, write_baseline, apply_fixes, unsafe_fixes, show_diff, no_cache,
-          cache_dir, python, no_follow_installed, show_library_conditions, jobs, quiet):
+          cache_dir, python, no_follow_installed, show_library_conditions, dynamo_config, jobs, quiet):
     """Scan PATHS (default: .) for predicted graph breaks."""
     from .api import Selection, lint_paths
     from .config import load_config
@@ -90,7 +93,8 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
                                    assume_compiled=assume_compiled,
                                    cache_dir=cache_dir.resolve() if cache_dir else None, python=python,
                                    follow_installed=False if no_follow_installed else None,
-                                   show_library_conditions=True if show_library_conditions else None)
+                                   show_library_conditions=True if show_library_conditions else None,
+                                   dynamo_config=_dynamo_config(config, dynamo_config))
     selection = Selection(_codes(select) or config.select, _codes(ignore) or config.ignore)
     if show_diff or apply_fixes:
         raise SystemExit(_run_fixes(paths, config, selection, unsafe_fixes, show_diff, quiet))
@@ -131,6 +135,21 @@ def check(paths, fmt, select, ignore, fail_on, exit_zero, config_file, root, tor
 
 
 PROGRESS_MIN_FILES = 300  # smaller scans finish before a bar helps
+
+
+def _dynamo_config(config, given: tuple[str, ...]):
+    """`--dynamo-config flag=value` options over the configuration file's table."""
+    from .config import dynamo_settings
+
+    if not given:
+        return None
+    pairs = []
+    for item in given:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageFailure(f"--dynamo-config takes FLAG=BOOL, got '{item}'")
+        pairs.append((name.strip(), value.strip()))
+    return dynamo_settings([*config.dynamo_config, *pairs], "--dynamo-config")
 
 
 def _progress_bar():

@@ -33,6 +33,7 @@ KNOWN_KEYS = {
     "follow-installed": ("follow_installed", bool),
     "installed-packages": ("installed_packages", list),
     "show-library-conditions": ("show_library_conditions", bool),
+    "dynamo-config": ("dynamo_config", dict),
 }
 
 
@@ -65,6 +66,9 @@ class Config:
     # findings an installed package reaches only behind an `if` on values the source does not
     # tell (`if "dynamic" in self.rope_type:`) are hidden unless asked for
     show_library_conditions: bool = False
+    # torch._dynamo.config flags the programs run with before their own assignments
+    # (`nested_graph_breaks = true` set by a launcher the scan does not see)
+    dynamo_config: tuple[tuple[str, bool], ...] = ()
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -133,6 +137,8 @@ def _from_table(table: dict, path: Path) -> Config:
             (pattern, tuple(codes) if isinstance(codes, list) else (str(codes),))
             for pattern, codes in values["per_file_ignores"].items()
         )
+    if "dynamo_config" in values:
+        values["dynamo_config"] = dynamo_settings(values["dynamo_config"].items(), str(path))
     if values.get("assume_compiled", "none") not in ("none", "modules"):
         raise ConfigError(f"{path}: 'assume-compiled' must be 'none' or 'modules'")
     warnings: list[str] = []
@@ -142,6 +148,19 @@ def _from_table(table: dict, path: Path) -> Config:
     if "cache_dir" in values:
         values["cache_dir"] = (root / values["cache_dir"]).expanduser().resolve()
     return Config(root=root, source=path, warnings=tuple(warnings), **values)
+
+
+def dynamo_settings(pairs, where: str) -> tuple[tuple[str, bool], ...]:
+    """`{"nested_graph_breaks": true}` / `("nested_graph_breaks", "true")` as sorted
+    (flag, value) pairs; which flags the knowledge profile models is checked when it is loaded."""
+    out: dict[str, bool] = {}
+    for name, value in pairs:
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "on", "off"):
+            value = value.lower() in ("true", "1", "on")
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: dynamo config '{name}' must be true or false")
+        out[str(name)] = value
+    return tuple(sorted(out.items()))
 
 
 def _inside_repository(config_file: Path, key: str, target: Path, warnings: list[str]) -> Path | None:

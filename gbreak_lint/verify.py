@@ -51,8 +51,8 @@ def ratio(a: int, b: int) -> float:
     return round(a / b, 3) if b else 1.0
 
 
-def observed(label: dict, base: Path) -> Observed:
-    cfg = label["configs"][CONFIG]
+def observed(label: dict, base: Path, config: str = CONFIG) -> Observed:
+    cfg = label["configs"][config]
     sites: dict = {}
     codes: dict = {}
     for g in cfg["graph_breaks"]:

@@ -224,6 +224,12 @@ class ProjectIndex:
             return None
         return self.qualify_text(text, module, function)
 
+    def decorated_with(self, decorators, module_name: str, names: frozenset[str]) -> bool:
+        """Is one of the decorators (`@name` or `@name(...)`) one of `names`?"""
+        module = self.modules[module_name]
+        return any(self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
+                                module) in names for d in decorators)
+
     def qualify_text(self, text: str, module: ModuleIndex,
                      function: FunctionInfo | None = None, depth: int = 0) -> str | None:
         head, _, tail = text.partition(".")

@@ -78,7 +78,7 @@ class CauseMatcher:
         inner = tuple(self.b.events[start:])
         del self.b.events[start:]
         # functorch's frame holds the tensors it passes on: Dynamo compiles it when run eagerly
-        self._call_torch_frame(node, "functorch", "wrapped", inner, uses_torch=True)
+        self._call_torch_frame(node, "functorch", "wrapped", inner, mode=CallMode.TRANSFORM, uses_torch=True)
 
     def _call_with_hooks(self, node: cst.Call, pre: list, post: list) -> None:
         """A sub-module with forward hooks runs through torch's `Module._call_impl`, which
@@ -95,14 +95,15 @@ class CauseMatcher:
             [self._hook_event(k, span, loop) for k in post]
         self._call_torch_frame(node, "_call_impl", "_call_impl", tuple(events), eager_only=True)
 
-    def _call_torch_frame(self, node: cst.Call, label: str, name: str, events: tuple, **facts) -> None:
+    def _call_torch_frame(self, node: cst.Call, label: str, name: str, events: tuple,
+                          mode: CallMode = CallMode.INLINE, **facts) -> None:
         """A call that runs through a frame of torch's own (functorch's `wrapped`, a module's
         `_call_impl`, nn.Sequential's `forward`), holding `events`: one more frame of the chain."""
         span = self.b.span(node)
         qualname = f"{self.b.function.qualname}.<{label}@{span.line}:{span.column}>"
         key = FrameKey(qualname)
         self.env.register_synthetic(FrameInfo(key, name, qualname, self.b.function.path, span.line, events, **facts))
-        self.b.emit(EventKind.CALL, node, target=key)
+        self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
@@ -1290,10 +1291,7 @@ class CauseMatcher:
         return "class" if self._decorated_with(cls.decorators, cls.module, self.k.disable_decorators) else None
 
     def _decorated_with(self, decorators, module_name: str, names: frozenset[str]) -> bool:
-        """Is one of the decorators (`@name` or `@name(...)`) one of `names`?"""
-        module = self.env.project.modules[module_name]
-        return any(self.env.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
-                                            module) in names for d in decorators)
+        return self.env.project.decorated_with(decorators, module_name, names)
 
     def _disabled_instance(self, node: cst.Call) -> bool:
         """Calling what `torch.compiler.disable(...)` returned: `self.noisy = disable(Noisy())`,
@@ -1476,7 +1474,7 @@ class CauseMatcher:
         call = cst.Call(func=cst.Attribute(value=item, attr=cst.Name(method)))
         key = self.frame_key(CallTarget(fn, True, self_class=cls.qualname), call)
         self.env.frame(key)
-        self.b.emit(EventKind.CALL, item, target=key, mode=CallMode.INLINE)
+        self.b.emit(EventKind.CALL, item, target=key, mode=CallMode.INLINE, enters_with=method == "__enter__")
 
     def _global_made_by(self, item: cst.BaseExpression) -> str | None:
         """The factory of the object a module-level name holds, when the name is never

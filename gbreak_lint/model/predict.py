@@ -148,11 +148,13 @@ def predict(project: ProjectIndex, knowledge: Knowledge, catalog: Catalog,
 
 
 def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
-               configs: tuple[ConfigSet, ...], component: dict[str, int] | None = None) -> tuple[Task, ...]:
+               configs: tuple[ConfigSet, ...], component: dict[str, int] | None = None,
+               defaults: tuple[tuple[str, bool], ...] = ()) -> tuple[Task, ...]:
     """`component`: module -> program number, when the caller knows it (else found from the
-    loaded modules' imports)."""
+    loaded modules' imports); `defaults`: the config flags every program starts with."""
     component = component if component is not None else _import_components(project)
-    flags = _flags_by_component(project, configs, component)
+    start = frozenset(name for name, on in defaults if on)
+    flags = _flags_by_component(project, configs, component, start)
     groups: dict[tuple, list[EntryPoint]] = {}
     for entry in entries:
         fn = entry_function(project, entry)
@@ -161,7 +163,7 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
         program = component.get(fn.module, -1)
         library = entry.how in LIBRARY_ENTRY_KINDS
         groups.setdefault((library, program, fn.path if library else ""), []).append(entry)
-    return tuple(Task(tuple(sorted(group, key=_entry_order)), flags.get(program, frozenset()), library)
+    return tuple(Task(tuple(sorted(group, key=_entry_order)), flags.get(program, start), library)
                  for (library, program, _), group in sorted(groups.items()))
 
 
@@ -350,8 +352,9 @@ def _non_tensor_annotation(text: str) -> bool:
 
 
 def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],
-                        component: dict[str, int]) -> dict[int, frozenset]:
-    """A config flag set in a module applies to every module connected to it by imports."""
+                        component: dict[str, int], start: frozenset = frozenset()) -> dict[int, frozenset]:
+    """A config flag set in a module applies to every module connected to it by imports
+    (over the flags every program starts with)."""
     flags: dict[int, set[str]] = {}
     for cfg in configs:
         name = project.by_path.get(cfg.path)
@@ -359,7 +362,7 @@ def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],
             continue
         if name not in component:
             continue
-        current = flags.setdefault(component[name], set())
+        current = flags.setdefault(component[name], set(start))
         (current.add if cfg.value else current.discard)(cfg.flag)
     return {c: frozenset(v) for c, v in flags.items()}
 

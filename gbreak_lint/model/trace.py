@@ -342,6 +342,41 @@ class Tracer:
     def _restore_compiled(self, state: tuple) -> None:
         self.compiled, self.values_seen, self.generalized, self.dynamic_numbers = state
 
+    def _nesting_disabled(self, path) -> int:
+        """The depth of the chain past which nested graph breaks are off: the first call made
+        inside `with disable_nested_graph_breaks():` or into a function it decorates."""
+        return next((depth - 1 for depth in range(1, len(path)) if self._enters_nested_off(path[depth - 1][1])),
+                    len(path))
+
+    def _enters_nested_off(self, call: Event) -> bool:
+        disablers = self.env.knowledge.nested_break_disablers
+        if any(c.kind == BlockKind.RESUMABLE_WITH and c.label in disablers for c in call.ctx):
+            return True
+        fn = self.env.project.function(call.target.qualname) if call.target is not None else None
+        return fn is not None and self.env.project.decorated_with(fn.decorators, fn.module, disablers)
+
+    def _compile_callee(self, call: Event, chain, entry: str) -> None:
+        """A callee run eagerly after a break, compiled as a frame of its own; called where
+        nested graph breaks are disabled, it is compiled with them off (measured 2.13)."""
+        nested = self.nested
+        self.nested = nested and not self._enters_nested_off(call)
+        try:
+            self.compile_frame(call.target, chain, entry)  # type: ignore[arg-type]  # a call names its target
+        finally:
+            self.nested = nested
+
+    def _resume_chain(self, levels, chain, entry: str, strict_entry: bool) -> None:
+        """A nested break resumed inside the chain: each inlined frame of it, innermost first,
+        goes on after its point in the resume function (measured 2.13: a second break in the
+        innermost frame is met in `torch_dynamo_resume_in_<frame>`, resumed); the compiled
+        frame's own rest is the caller's next segment."""
+        for depth in range(len(levels) - 1, -1, -1):
+            frame, point = levels[depth]
+            at = frame.events.index(point) + 1
+            if at < len(frame.events):
+                self._resumes(frame, _Resume(at, True), chain + tuple(_link(f, e) for f, e in levels[:depth]),
+                              entry, strict_entry)
+
     def _resumes(self, info: FrameInfo, resume: "_Resume | None", chain, entry, strict_entry) -> None:
         while resume is not None:
             resume = self._segment(info, resume, True, chain, entry, strict_entry)
@@ -406,7 +441,8 @@ class Tracer:
             strict = StrictReason.FAKE_TENSOR
         hard = strict is not None or ev.mode == CallMode.STRICT_HOP
         nested_call = ev.kind == EventKind.CALL
-        level = _nested_level(path, site_event) if self.nested and nested_call and not hard else 0
+        level = min(_nested_level(path, site_event), self._nesting_disabled(path)) \
+            if self.nested and nested_call and not hard else 0
         whole = _checkpoint_depth(path, site_event, level, checkpoints) if self.nested and nested_call \
             and not hard else None
         # an error ends the trace at its first hit, and a resume inside the chain does not meet
@@ -438,11 +474,12 @@ class Tracer:
             site.outcomes.add(Fate.RESUMED)
             point = path[level][1]
             if point.kind == EventKind.CALL and point.mode not in NOT_OWN_FRAME:
-                self.compile_frame(point.target, site_chain[:len(chain) + level + 1], entry)
+                self._compile_callee(point, site_chain[:len(chain) + level + 1], entry)
+            self._resume_chain(path[1:level + 1], site_chain[:len(chain) + 1], entry, strict_entry)
             return _Resume(i + 1, True)
         fate, blame, block_line = self._fate(ev, path[:1], site_event)
         if whole is None and self.nested and nested_call and not hard and blame is not None \
-                and blame.kind == BlockKind.WITH:  # the compiled frame itself holds the block
+                and blame.kind == BlockKind.WITH and not ev.enters_with:  # the compiled frame itself holds the block
             self._reconstruction_failures(path[:-1], chain, entry)
         if whole is not None:
             # with nested graph breaks, a callee that cannot resume (a try or `with` block,
@@ -453,7 +490,7 @@ class Tracer:
             fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
             if retraced:
                 site.outcomes.add(Fate.RESUMED)
-            if blame.kind == BlockKind.WITH:
+            if blame.kind == BlockKind.WITH and not point.enters_with:  # not a break entering the block
                 self._reconstruction_failures(path[whole:-1], chain + tuple(_link(f, e) for f, e in path[:whole]), entry)
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
@@ -473,7 +510,7 @@ class Tracer:
             site.outcomes.add(Fate.RESUMED)
             # the callee (or the allow_in_graph function a break names) then runs as its own frame
             if (nested_call or ev.kind == EventKind.BREAK and ev.target is not None) and ev.mode not in NOT_OWN_FRAME:
-                self.compile_frame(ev.target, callers, entry)
+                self._compile_callee(ev, callers, entry)
             return _Resume(i + 1, False, any(link.condition for link in site_chain))
         before = checkpoints[whole - 1] if whole is not None else \
             block_ops.get(block_line, ops) if block_line is not None else ops
