@@ -329,7 +329,8 @@ class CauseMatcher:
             for rule in env.tensor_methods.get(method, ()):
                 # a numpy array is traced as a tensor: its `.item()` reads data the same way
                 if (self.b.scope.is_tensor(receiver) or self.b.scope.is_numpy(receiver)
-                        or self._unknown_tensor_receiver(method, receiver)) and self.rule_enabled(rule):
+                        or self._unknown_tensor_receiver(method, receiver)) and self.rule_enabled(rule) \
+                        and not self._captured_integer_method(method, receiver):
                     return rule
             for rule in env.input_tensor_methods.get(method, ()):
                 if self.b.is_graph_input(receiver) and self.rule_enabled(rule):
@@ -338,6 +339,12 @@ class CauseMatcher:
                 if self.is_logger(receiver) and self.rule_enabled(rule):
                     return rule
         return None
+
+    def _captured_integer_method(self, method: str, receiver: cst.BaseExpression) -> bool:
+        """`i.tolist()` of an integer tensor with capture_scalar_outputs on: Dynamo captures
+        the values as unbacked ints (measured 2.13; of a float tensor it still breaks, GB0109)."""
+        return method in self.k.captured_integer_methods and self._any_flag(self.k.scalar_capture_flags) \
+            and self.b.scope.is_integer_tensor(receiver)
 
     def _sourced_tensor(self, expr: cst.BaseExpression) -> bool:
         """A tensor the frame reads from outside itself (an input it has not rebound, a tensor

@@ -22,9 +22,10 @@ from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
-from .values import (PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const,
-                     Obj, Seq, display_kind, display_length, factory_shape, literal, makes_generator, makes_iterator,
-                     star_arguments)
+from .tensors import makes_integer_tensor
+from .values import (PASSED_GENERATOR, PASSED_INTEGER_TENSOR, PASSED_ITERATOR, PASSED_TENSOR_SET,
+                     PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length,
+                     factory_shape, literal, makes_generator, makes_iterator, star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
 
@@ -225,6 +226,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             continue
         if _is_tensor_expr(project, knowledge, module, value) and not isinstance(held, _NON_TENSOR_DISPLAYS):
             tensors.add(name)  # (a local holding `{f, "a"}` or `{"k": v}` is no tensor)
+            if isinstance(made, cst.Call) and makes_integer_tensor(made, knowledge, qualify):
+                arguments[name] = PASSED_INTEGER_TENSOR  # `opt(torch.tensor([7, 3]))`
             continue
         tensors.discard(name)
         found = literal(value)

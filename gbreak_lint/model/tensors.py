@@ -106,6 +106,8 @@ class TensorScope:
     def is_integer_tensor(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name):
             return expr.value in self.integer_tensors
+        if isinstance(expr, cst.Call) and makes_integer_tensor(expr, self.k, self.qualify):
+            return True
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             method = expr.func.attr.value
             if method in self.k.integer_preserving_methods:  # `mask.long().sum(0)` stays integer
@@ -303,3 +305,30 @@ def _membership_items(expr: cst.Comparison, operators: tuple[type, ...]) -> cst.
     if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, operators):
         return None
     return expr.comparisons[0].comparator
+
+
+def makes_integer_tensor(call: cst.Call, knowledge: Knowledge, qualify) -> bool:
+    """`torch.randint(...)`, `torch.tensor([7, 3])`, `torch.arange(5)`, `torch.zeros(3, dtype=torch.long)`:
+    a torch factory whose result is an integer tensor."""
+    qual = qualify(call.func)
+    if qual is None or not qual.startswith("torch."):
+        return False
+    dtype = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    if dtype is not None:
+        return qualify(dtype) in knowledge.integer_dtypes
+    if qual in knowledge.integer_tensor_factories:
+        return True
+    values = [a.value for a in call.args if a.keyword is None]
+    return qual in knowledge.literal_tensor_factories and bool(values) and all(map(_integer_literals, values))
+
+
+def _integer_literals(node: cst.BaseExpression) -> bool:
+    """An int, or a list/tuple display of them (nested): no float, no name."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return bool(node.elements) and all(isinstance(el, cst.Element) and _integer_literals(el.value)
+                                           for el in node.elements)
+    return False
