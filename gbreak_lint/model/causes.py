@@ -758,7 +758,12 @@ class CauseMatcher:
         if fn.is_generator and self.b.escaping_generator(node) or self.b.key.reconstructing:
             key = replace(key, reconstructing=True)  # its body (a callee's too) is traced again to rebuild it
             self.env.frame(key)
+        start = len(self.b.events)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
+        if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators):
+            inner = tuple(self.b.events[start:])  # run by the decorator's own frame
+            del self.b.events[start:]
+            self._call_torch_frame(node, "dynamo_decorator", "_fn", inner, uses_torch=True)
         self._autograd_backward(node, fn)
 
     def _custom_derivative(self, node: cst.Call, forward: FunctionInfo) -> bool:
