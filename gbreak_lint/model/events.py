@@ -313,6 +313,24 @@ class FrameBuilder:
             self._run_generator(node, made, skip_yields=taken, take_yields=1)
         return True
 
+    def _data_pointer_operation(self, node: cst.Comparison | cst.BinaryOperation) -> bool:
+        """`a.data_ptr() == b.data_ptr()` breaks (GB5976, resumed); `a.data_ptr() + n` makes
+        Dynamo raise TypeError inside its trace (GB0088, the frame runs eagerly). Measured 2.13;
+        `p = t.data_ptr()` alone is traced."""
+        operands = [node.left, *(c.comparator for c in node.comparisons)] if isinstance(node, cst.Comparison) \
+            else [node.left, node.right]
+        if not any(map(self.scope.is_data_pointer, operands)):
+            return False
+        check = CauseCheck.DATA_POINTER_COMPARISON if isinstance(node, cst.Comparison) \
+            else CauseCheck.DATA_POINTER_ARITHMETIC
+        if not self.causes.check_enabled(check):
+            return False
+        rule = self.causes.rule_for_check(check)
+        code = rule.gb_code_when.get("tensor_operand") if any(map(self.scope.is_tensor, operands)) else None
+        self.emit_break(rule, node, gb_code=code or rule.gb_code,
+                        detail="TypeError" if check == CauseCheck.DATA_POINTER_ARITHMETIC else "")
+        return True
+
     def _entered_by_hand(self, call: cst.Call) -> FrameKey | None:
         """The generator frame `ctx.__enter__()` runs, for a @contextmanager object held here."""
         func = call.func
@@ -1071,6 +1089,8 @@ class FrameBuilder:
                 self.expr(child)
             if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
                 self.yields_tensor |= self.scope.is_tensor(node.value)
+            if isinstance(node, (cst.Comparison, cst.BinaryOperation)) and self._data_pointer_operation(node):
+                return
             if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
                     and self.scope.is_tensor(node):
                 self.emit(EventKind.OP, node)

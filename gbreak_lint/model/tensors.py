@@ -33,6 +33,7 @@ class TensorScope:
         self.numpy_values: set[str] = set()  # numpy arrays (traced as tensors under trace_numpy)
         self.integer_tensors: set[str] = set()
         self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
+        self.data_pointers: set[str] = set()  # `p = t.data_ptr()`: Dynamo's DataPtrVariable
         self.containers: set[str] = set()  # a list / tuple / dict display holding tensors (`xs = [x]`)
         self.tensor_sequences: set[str] = set()  # those of them that are lists or tuples
         self.returns = returns or (lambda call: (False, ()))
@@ -114,6 +115,13 @@ class TensorScope:
                 return self.is_integer_tensor(expr.func.value)
             return method in self.k.integer_tensor_methods and self.is_tensor(expr.func.value)
         return False
+
+    def is_data_pointer(self, expr: cst.BaseExpression) -> bool:
+        """`t.data_ptr()` of a tensor, or a local holding one."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.data_pointers
+        return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value == "data_ptr" and not expr.args and self.is_tensor(expr.func.value)
 
     def is_data_scalar(self, expr: cst.BaseExpression) -> bool:
         """A Python value computed from tensor data (`loss.item() > 10`)."""
@@ -214,6 +222,7 @@ class TensorScope:
         is_scalar = value is not None and not is_t and self.is_data_scalar(value)
         is_np = value is not None and self.is_numpy(value)
         is_int = value is not None and self.is_integer_tensor(value)
+        is_ptr = value is not None and self.is_data_pointer(value)
         is_py = value is not None and _python_value_call(value) and not is_t
         holds = value is not None and self._holds_tensors(value)
         sequence = holds and isinstance(value, (cst.List, cst.Tuple))
@@ -227,6 +236,7 @@ class TensorScope:
             if is_np:
                 self.ever_tensors.add(name)
             (self.integer_tensors.add if is_int else self.integer_tensors.discard)(name)
+            (self.data_pointers.add if is_ptr else self.data_pointers.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
             if is_t:
                 self.tensors.add(name)
