@@ -83,9 +83,10 @@ class CallMode(Vocab):
     # run by a wrapper Dynamo broke in (a context decorator it cannot enter): the callee is
     # compiled as a frame of its own
     WRAPPED = "wrapped"
-    # into a torch.func transform's own frame (functorch's `wrapped`): Dynamo inlines it, but a
-    # nested graph break does not nest through it (measured 2.13, nested_graph_breaks on)
-    TRANSFORM = "transform"
+    # a call Dynamo inlines but never nests a graph break through (measured 2.13, nested graph
+    # breaks on): into a torch.func transform's own frame (functorch's `wrapped`), and
+    # autograd.Function.apply into its forward
+    NO_NESTING = "no_nesting"
 
 
 class CauseCheck(Vocab):

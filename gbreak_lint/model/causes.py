@@ -78,7 +78,7 @@ class CauseMatcher:
         inner = tuple(self.b.events[start:])
         del self.b.events[start:]
         # functorch's frame holds the tensors it passes on: Dynamo compiles it when run eagerly
-        self._call_torch_frame(node, "functorch", "wrapped", inner, mode=CallMode.TRANSFORM, uses_torch=True)
+        self._call_torch_frame(node, "functorch", "wrapped", inner, mode=CallMode.NO_NESTING, uses_torch=True)
 
     def _call_with_hooks(self, node: cst.Call, pre: list, post: list) -> None:
         """A sub-module with forward hooks runs through torch's `Module._call_impl`, which
@@ -755,6 +755,8 @@ class CauseMatcher:
         if self._custom_derivative(node, fn) or self._classmethod_function(node, fn):
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
+        if self._applied_function(fn) is not None:  # a break in its forward does not nest through apply
+            mode = CallMode.NO_NESTING
         if fn.is_generator and self.b.escaping_generator(node) or self.b.key.reconstructing:
             key = replace(key, reconstructing=True)  # its body (a callee's too) is traced again to rebuild it
             self.env.frame(key)
@@ -766,13 +768,17 @@ class CauseMatcher:
             self._call_torch_frame(node, "dynamo_decorator", "_fn", inner, uses_torch=True)
         self._autograd_backward(node, fn)
 
+    def _applied_function(self, forward: FunctionInfo) -> ClassInfo | None:
+        """The autograd.Function class whose `forward` this is (what `Fn.apply(x)` runs)."""
+        cls = self.env.project.klass(forward.class_qualname) if forward.name == "forward" else None
+        return cls if cls is not None and self.b.resolver.callables.autograd_apply(cls) is not None else None
+
     def _custom_derivative(self, node: cst.Call, forward: FunctionInfo) -> bool:
         """`Fn.apply(x)` of a Function defining its own `vjp` or `jvp`: Dynamo refuses it
         before tracing forward when an input needs grad (measured 2.13: GB0145 / GB0144 at the
         call, which resumes). Inputs all made here without requires_grad do not need it."""
-        cls = self.env.project.klass(forward.class_qualname) if forward.name == "forward" else None
-        if cls is None or self.b.resolver.callables.autograd_apply(cls) is None \
-                or not self.check_enabled(CauseCheck.CUSTOM_DERIVATIVE) or self._no_grad_inputs(node):
+        cls = self._applied_function(forward)
+        if cls is None or not self.check_enabled(CauseCheck.CUSTOM_DERIVATIVE) or self._no_grad_inputs(node):
             return False
         methods = [(key.removeprefix("custom_"), code) for key, code in self.k.gb_codes.items()
                    if key.startswith("custom_")]  # in the order Dynamo checks them
@@ -786,9 +792,8 @@ class CauseMatcher:
         """`Fn.apply(x)` of an autograd.Function whose forward or backward is a classmethod:
         Dynamo binds them as static methods and fails (measured 2.13: GB7312 "failed to bind
         arguments", at the call, which resumes; eager runs fine)."""
-        cls = self.env.project.klass(forward.class_qualname) if forward.name == "forward" else None
-        if cls is None or self.b.resolver.callables.autograd_apply(cls) is None \
-                or not self.check_enabled(CauseCheck.CLASSMETHOD_AUTOGRAD_FUNCTION):
+        cls = self._applied_function(forward)
+        if cls is None or not self.check_enabled(CauseCheck.CLASSMETHOD_AUTOGRAD_FUNCTION):
             return False
         project, module = self.env.project, self.env.project.modules[cls.module]
         found = [name for name in ("forward", "backward")

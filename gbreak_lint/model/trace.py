@@ -611,7 +611,8 @@ class Tracer:
         makes Dynamo resume at the call, with the bound method of the new object on the stack;
         a local holding such a method and read after the break is passed to the resume function
         (nested or not). Dynamo cannot rebuild it ("Reconstruction failure"): the frame runs eagerly."""
-        rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and not self.nested else None
+        handled_here = not self.nested or ev.mode == CallMode.NO_NESTING  # the break does not nest through the call
+        rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and handled_here else None
         if rule is None and ev.rebuilds_method:  # the method is in a live local: with nested breaks too
             rule = self.env.checks.get(CauseCheck.LIVE_NEW_OBJECT_METHOD)
         if rule is None or self.env.flag(rule.unless_config):
