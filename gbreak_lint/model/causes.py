@@ -1491,7 +1491,7 @@ class CauseMatcher:
         call = cst.Call(func=cst.Attribute(value=item, attr=cst.Name(method)))
         key = self.frame_key(CallTarget(fn, True, self_class=cls.qualname), call)
         self.env.frame(key)
-        self.b.emit(EventKind.CALL, item, target=key, mode=CallMode.INLINE, enters_with=method == "__enter__")
+        self.b.emit(EventKind.CALL, item, target=key, mode=CallMode.INLINE, with_method=True)
 
     def _global_made_by(self, item: cst.BaseExpression) -> str | None:
         """The factory of the object a module-level name holds, when the name is never

@@ -990,7 +990,7 @@ class FrameBuilder:
         last = self.events[-1] if self.events else None
         if last is not None and last.kind == EventKind.CALL and last.mode == CallMode.GENERATOR \
                 and last.span == self.span(item):
-            self.events[-1] = replace(last, mode=CallMode.INLINE, ctx=last.ctx + (ctx,), enters_with=True)
+            self.events[-1] = replace(last, mode=CallMode.INLINE, ctx=last.ctx + (ctx,), with_method=True)
 
     def stmt_Match(self, node) -> None:
         self.expr(node.subject)

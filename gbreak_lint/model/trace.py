@@ -479,7 +479,7 @@ class Tracer:
             return _Resume(i + 1, True)
         fate, blame, block_line = self._fate(ev, path[:1], site_event)
         if whole is None and self.nested and nested_call and not hard and blame is not None \
-                and blame.kind == BlockKind.WITH and not ev.enters_with:  # the compiled frame itself holds the block
+                and blame.kind == BlockKind.WITH and not ev.with_method:  # the compiled frame itself holds the block
             self._reconstruction_failures(path[:-1], chain, entry)
         if whole is not None:
             # with nested graph breaks, a callee that cannot resume (a try or `with` block,
@@ -490,7 +490,7 @@ class Tracer:
             fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
             if retraced:
                 site.outcomes.add(Fate.RESUMED)
-            if blame.kind == BlockKind.WITH and not point.enters_with:  # not a break entering the block
+            if blame.kind == BlockKind.WITH and not point.with_method:  # not a break entering the block
                 self._reconstruction_failures(path[whole:-1], chain + tuple(_link(f, e) for f, e in path[:whole]), entry)
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
@@ -800,9 +800,11 @@ def _checkpoint_depth(path, site_event: Event, level: int, checkpoints) -> int |
         if any(_in_block(point) for _frame, point in path[:depth]):
             continue
         point = path[depth][1]
-        blocked = _in_block(point) or point is site_event and site_event.break_kind == BreakKind.UNRESUMABLE
-        raises_here = point is not site_event or site_event.break_kind in (BreakKind.RESUMABLE,
-                                                                         BreakKind.UNRESUMABLE)
+        # an unsupported context manager, or an instruction Dynamo cannot resume after
+        # (step_unsupported; measured 2.13: GB4636, compiled up to the checkpoint)
+        unresumable = (BreakKind.UNRESUMABLE, BreakKind.INSTRUCTION)
+        blocked = _in_block(point) or point is site_event and site_event.break_kind in unresumable
+        raises_here = point is not site_event or site_event.break_kind in (BreakKind.RESUMABLE, *unresumable)
         if blocked and raises_here and checkpoints[depth - 1] >= CHECKPOINT_MIN_OPS:
             return depth
     return None
@@ -850,6 +852,8 @@ def _nests(call: Event) -> bool:
 
 
 def _resumable(point: Event) -> bool:
+    if point.kind == EventKind.CALL and point.mode == CallMode.GENERATOR:
+        return False  # stepping a generator: its frame cannot hold a nested break (measured 2.13)
     for c in point.ctx:
         if c.kind == BlockKind.LOOP and not point.loop_escapes:
             return False

@@ -108,7 +108,9 @@ class Event:
     # `ctx.__enter__()` / `ctx.__exit__()` by hand of a @contextmanager object this frame made:
     # a break in the generator resumes at the call, where Dynamo cannot rebuild the object
     context_by_hand: bool = False
-    enters_with: bool = False  # the `__enter__` (or @contextmanager body) of the `with` block it is in
+    # the `__enter__` / `__exit__` (or @contextmanager body) of the `with` block it is in: a
+    # break there is not under the block
+    with_method: bool = False
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
