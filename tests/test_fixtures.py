@@ -48,6 +48,21 @@ def test_agrees_with_real_torch(folder):
     assert sorted(misses) == sorted(known)
 
 
+NESTED_DIRS = [p for p in FIXTURE_DIRS if (p / "label.json").exists()
+               and accuracy.NESTED_CONFIG["on"] in json.loads((p / "label.json").read_text())["configs"]]
+
+
+@pytest.mark.parametrize("folder", NESTED_DIRS, ids=[p.relative_to(FIXTURES).as_posix() for p in NESTED_DIRS])
+def test_agrees_with_real_torch_nested(folder):
+    """The same with nested_graph_breaks on (`--dynamo-config nested_graph_breaks=true`
+    against the label's nested run); known_misses_nested.txt lists the disagreements."""
+    _, misses = accuracy.score_folder(folder, [folder / "label.json"], "on")
+    known_file = folder / "known_misses_nested.txt"
+    known = [line for line in known_file.read_text().splitlines()
+             if line.strip() and not line.startswith("#")] if known_file.exists() else []
+    assert sorted(misses) == sorted(known)
+
+
 def test_corpus_accuracy_targets():
     """The shared corpus (labelled by the CEO's oracle) meets the issue's targets."""
     corpus = corpus_or_skip()

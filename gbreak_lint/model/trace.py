@@ -848,7 +848,7 @@ def _caught(site_event: Event, path) -> bool:
 def _nests(call: Event) -> bool:
     if call.mode not in NESTING_CALLS:
         return False
-    return call.target is None or not call.target.qualname.endswith(".__init__")
+    return call.target is None or not call.target.qualname.endswith((".__init__", ".__new__"))  # constructors do not nest
 
 
 def _resumable(point: Event) -> bool:
