@@ -615,16 +615,15 @@ class Tracer:
         rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and handled_here else None
         if rule is None and ev.rebuilds_method:  # the method is in a live local: with nested breaks too
             rule = self.env.checks.get(CauseCheck.LIVE_NEW_OBJECT_METHOD)
-        if rule is None or self.env.flag(rule.unless_config):
-            return None
-        event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
-                        break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
-        return self._hit(info, event, callers, entry, event.hits)
+        return self._not_rebuilt_at(info, ev, rule, callers, entry)
 
     def _context_rebuild_site(self, info, ev: Event, callers, entry: str) -> SiteRecord | None:
         """`ctx.__enter__()` by hand of a @contextmanager object with a break in its generator:
         Dynamo resumes at the call and cannot rebuild the object (GB0092)."""
-        rule = self.env.checks.get(CauseCheck.CONTEXT_BY_HAND)
+        return self._not_rebuilt_at(info, ev, self.env.checks.get(CauseCheck.CONTEXT_BY_HAND), callers, entry)
+
+    def _not_rebuilt_at(self, info, ev: Event, rule, callers, entry: str) -> SiteRecord | None:
+        """The break `rule` reports at call `ev`, where Dynamo cannot rebuild what the resume needs."""
         if rule is None or self.env.flag(rule.unless_config):
             return None
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
