@@ -331,31 +331,37 @@ class FrameBuilder:
                         detail="TypeError" if check == CauseCheck.DATA_POINTER_ARITHMETIC else "")
         return True
 
+    def _by_hand(self, call: cst.Call) -> tuple[str, str] | None:
+        """(local, method) of `ctx.__enter__()` / `ctx.__exit__(...)` on a @contextmanager
+        object held here."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in self.generators \
+                and func.attr.value in self.env.knowledge.passed_generator_stepping_methods:
+            return func.value.value, func.attr.value
+        return None
+
     def _entered_by_hand(self, call: cst.Call) -> FrameKey | None:
         """The generator frame `ctx.__enter__()` runs, for a @contextmanager object held here."""
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "__enter__"
-                and isinstance(func.value, cst.Name) and func.value.value in self.generators):
+        found = self._by_hand(call)
+        if found is None or found[1] != "__enter__":
             return None
-        return self.events[self.generators[func.value.value][0]].target
+        return self.events[self.generators[found[0]][0]].target
 
     def _context_by_hand(self, node: cst.Call) -> bool:
         """`ctx.__enter__()` / `ctx.__exit__(...)` of a @contextmanager object held here: the
         generator runs to its yield, or from it to its end. A break there resumes at the call,
         where Dynamo cannot rebuild the object (measured 2.13: GB0092 at the call, and the
         frame runs eagerly, nested graph breaks or not)."""
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value in self.generators
-                and func.attr.value in self.env.knowledge.passed_generator_stepping_methods):
+        found = self._by_hand(node)
+        if found is None:
             return False
         for arg in node.args:
             self.expr(arg.value)
-        name = func.value.value
+        name, method = found
         made, taken = self.generators[name]
         if taken == CLOSED:
             return True
-        if func.attr.value == "__enter__":
+        if method == "__enter__":
             self.generators[name] = (made, taken + 1)
             self._run_generator(node, made, skip_yields=taken, take_yields=1)
         else:

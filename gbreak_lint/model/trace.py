@@ -451,8 +451,9 @@ class Tracer:
         # id: a hard error met again (`outer(f)` then `outer(g)` under fullgraph) counts once
         known = self.sites.get((site_frame.path, site_event.span.line, site_event.gb_code or site_event.rule))
         again = hard and known is not None and HARD_ERROR in known.outcomes
+        fate, blame, block_line = self._fate(ev, path[:1], site_event)
         # the loop's re-test is met only by the frame holding the loop, and only when it resumes
-        retest = ev is site_event and self._fate(ev, path[:1], site_event)[0] == Fate.RESUMED
+        retest = ev is site_event and fate == Fate.RESUMED
         hits = 0 if again or cached else 1 if hard or level or not retest else site_event.hits
         # a checkpoint in a caller of the site's frame: the rest of that caller is traced
         # again after the partial graph and meets the site once more, resuming there
@@ -477,7 +478,6 @@ class Tracer:
                 self._compile_callee(point, site_chain[:len(chain) + level + 1], entry)
             self._resume_chain(path[1:level + 1], site_chain[:len(chain) + 1], entry, strict_entry)
             return _Resume(i + 1, True)
-        fate, blame, block_line = self._fate(ev, path[:1], site_event)
         if whole is None and self.nested and nested_call and not hard and blame is not None \
                 and blame.kind == BlockKind.WITH and not ev.with_method:  # the compiled frame itself holds the block
             self._reconstruction_failures(path[:-1], chain, entry)
@@ -492,16 +492,13 @@ class Tracer:
                 site.outcomes.add(Fate.RESUMED)
             if blame.kind == BlockKind.WITH and not point.with_method:  # not a break entering the block
                 self._reconstruction_failures(path[whole:-1], chain + tuple(_link(f, e) for f, e in path[:whole]), entry)
-        rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED else None
+        # (a @contextmanager object entered by hand: its generator's frame is skipped, yet the
+        # break resumes at the call first)
+        rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED or ev.context_by_hand else None
         if rebuild is not None:  # the resume needs the new object: Dynamo reports it at the call
             site.outcomes.add(Fate.RESUMED)  # the break itself resumes where the method runs as its own frame
             site, (fate, blame, block_line) = rebuild, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
                                                          _outer_block(ev))
-        by_hand = self._context_rebuild_site(info, ev, callers, entry) if ev.context_by_hand else None
-        if by_hand is not None:  # the break resumes at the call, which cannot rebuild the object
-            site.outcomes.add(Fate.RESUMED)
-            site, (fate, blame, block_line) = by_hand, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
-                                                        _outer_block(ev))
         generator = self._generator_rebuild_site(ev, callers, entry) if fate == Fate.RESUMED else None
         if generator is not None:  # the live generator cannot be rebuilt: the whole frame runs eagerly
             site.outcomes.add(Fate.RESUMED)
@@ -610,20 +607,14 @@ class Tracer:
         """Without nested graph breaks, a break inside a method of an object this frame created
         makes Dynamo resume at the call, with the bound method of the new object on the stack;
         a local holding such a method and read after the break is passed to the resume function
-        (nested or not). Dynamo cannot rebuild it ("Reconstruction failure"): the frame runs eagerly."""
+        (nested or not). Dynamo cannot rebuild it ("Reconstruction failure"): the frame runs eagerly.
+        So too at `ctx.__enter__()` by hand of a @contextmanager object whose generator breaks."""
         handled_here = not self.nested or ev.mode == CallMode.NO_NESTING  # the break does not nest through the call
         rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and handled_here else None
         if rule is None and ev.rebuilds_method:  # the method is in a live local: with nested breaks too
             rule = self.env.checks.get(CauseCheck.LIVE_NEW_OBJECT_METHOD)
-        return self._not_rebuilt_at(info, ev, rule, callers, entry)
-
-    def _context_rebuild_site(self, info, ev: Event, callers, entry: str) -> SiteRecord | None:
-        """`ctx.__enter__()` by hand of a @contextmanager object with a break in its generator:
-        Dynamo resumes at the call and cannot rebuild the object (GB0092)."""
-        return self._not_rebuilt_at(info, ev, self.env.checks.get(CauseCheck.CONTEXT_BY_HAND), callers, entry)
-
-    def _not_rebuilt_at(self, info, ev: Event, rule, callers, entry: str) -> SiteRecord | None:
-        """The break `rule` reports at call `ev`, where Dynamo cannot rebuild what the resume needs."""
+        if ev.context_by_hand:
+            rule = self.env.checks.get(CauseCheck.CONTEXT_BY_HAND)
         if rule is None or self.env.flag(rule.unless_config):
             return None
         event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code,
