@@ -41,6 +41,10 @@ class Knowledge:
     skipped_packages: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
     fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
+    # op name -> (its positional parameters, its keyword parameters), `name#` taking a number and
+    # `name*` a size (see the file's number_parameters)
+    number_parameters: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -106,4 +110,6 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),
                                                         "errors": frozenset(v.get("errors") or ())})
                                    for k, v in (data.get("fake_run") or {}).items()}),
+        number_parameters=MappingProxyType({op: (tuple(v["positional"]), tuple(v["keywords"]))
+                                            for op, v in (data.get("number_parameters") or {}).items()}),
     )

@@ -12,7 +12,8 @@ from .causes import CauseMatcher
 from .check_messages import message_argument, unconvertible_message
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
-from .frame_values import FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read
+from .frame_values import (FrameValues, assigned_names, constant_display, display_size, is_sequence_display,
+                           loaded_names, names_inner_scopes_read)
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
@@ -612,6 +613,8 @@ class FrameBuilder:
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
+            if self._indexes_sequence_by_tensor(target):
+                return
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
             self.causes.item_store_dunder(target, value)
             return
@@ -1121,6 +1124,8 @@ class FrameBuilder:
         return left is not None and left == isinstance(node.operator, cst.Or)
 
     def subscript(self, node: cst.Subscript) -> None:
+        if self._indexes_sequence_by_tensor(node):
+            return
         if not self.scope.is_tensor(node.value) or self.star_tuple(node.value):
             return
         masks = [el.slice.value for el in node.slice
@@ -1129,6 +1134,20 @@ class FrameBuilder:
             self.emit_break(self.causes.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
         else:
             self.emit(EventKind.OP, node)
+
+    def _indexes_sequence_by_tensor(self, node: cst.Subscript) -> bool:
+        """`xs[i]` (or `xs[i] = v`) of a list or tuple with `i` a tensor: Dynamo needs the
+        index as a Python int and breaks reading it (measured 2.13: GB0124, resumed)."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+                or not self.scope.is_tensor(node.slice[0].slice.value) \
+                or not self.causes.check_enabled(CauseCheck.SEQUENCE_INDEXED_BY_TENSOR):
+            return False
+        sequence = node.value
+        if not (is_sequence_display(self.function.node, sequence) or self.star_tuple(sequence)
+                or isinstance(sequence, cst.Name) and sequence.value in self.scope.tensor_sequences):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.SEQUENCE_INDEXED_BY_TENSOR), node)
+        return True
 
     def truthiness(self, test: cst.BaseExpression, hits: int = 1, compound: bool = True) -> None:
         """Python asks a value for its truth here: a tensor value is a data-dependent jump."""

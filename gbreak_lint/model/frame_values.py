@@ -522,6 +522,15 @@ def display_size(function: cst.CSTNode, expr: cst.BaseExpression) -> int | None:
     return display_length(expr)
 
 
+def is_sequence_display(function: cst.CSTNode, expr: cst.BaseExpression) -> bool:
+    """A list/tuple display, or a local name every assignment in `function` binds to one
+    (changed in place or not: it stays a list)."""
+    if isinstance(expr, cst.Name):
+        stores = _name_stores(function, expr.value)
+        return bool(stores) and all(isinstance(s, (cst.List, cst.Tuple)) for s in stores)
+    return isinstance(expr, (cst.List, cst.Tuple))
+
+
 def _passed_to_call(function: cst.CSTNode, name: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == name
                for call in find_all(function, (cst.Call,)) for arg in call.args for n in find_all(arg.value, (cst.Name,)))

@@ -183,7 +183,7 @@ class TensorScope:
         if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_TAKING_METHODS and self._container(func.value):
             return True  # `xs.pop()`, `d.get("a")` of a container holding tensors
         qual = self.qualify(func)
-        if qual is not None and self.is_torch_function(qual):
+        if qual is not None and (self.is_torch_function(qual) or qual in self.k.tensor_valued_random_functions):
             return True
         if qual is not None and qual.split(".")[0] == "numpy":
             # trace_numpy: numpy calls on tensors (and their .numpy() views) are traced as tensors

@@ -29,6 +29,10 @@ _OWN_FRAMES = (cst.FunctionDef, cst.ClassDef, cst.Lambda) + _COMPREHENSIONS
 MAX_DEPTH = 8  # nested evaluation (attribute chains, helpers returning constants)
 
 
+# (not str: a qualified name, `torch.float16`, is a known value held as a string too)
+_CONSTANT_TYPES = (type(None), bool, int, float, complex)
+
+
 @dataclass(frozen=True)
 class Const:
     value: object  # None, bool, int, float, str, a torch dtype's name ("torch.float16"), tuples
@@ -276,9 +280,11 @@ class ValueEvaluator:
         None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
         the constants a list expression is known to hold (a list never changed in place);
         `size`: how many items it holds (`[x]` of a tensor)."""
-        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call, cst.Dict, cst.Set) + _COMPREHENSIONS,
-                             skip=_OWN_FRAMES):
-            if isinstance(node, (cst.Dict, cst.Set)):
+        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call, cst.Dict, cst.Set, cst.Attribute)
+                             + _COMPREHENSIONS, skip=_OWN_FRAMES):
+            if isinstance(node, cst.Attribute):
+                found = self._attribute_raises(node)
+            elif isinstance(node, (cst.Dict, cst.Set)):
                 found = _unhashable_item(node)
             elif isinstance(node, cst.Subscript):
                 found = self._item_raises(node, size)
@@ -308,6 +314,14 @@ class ValueEvaluator:
         size = len(known.value) if known is not None and isinstance(known.value, (tuple, Seq)) \
             else display_length(value)
         return "ValueError" if size is not None and size != len(target.elements) else None
+
+    def _attribute_raises(self, node: cst.Attribute) -> str | None:
+        """`x.max()` with `x` known to be None (or another constant of a builtin type) that has
+        no such attribute: AttributeError, in Python and in Dynamo's trace alike."""
+        known = self.value(node.value)
+        if known is None or not isinstance(known.value, _CONSTANT_TYPES):
+            return None
+        return None if hasattr(type(known.value), node.attr.value) else "AttributeError"
 
     def _item_raises(self, node: cst.Subscript, size: Callable) -> str | None:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
