@@ -157,7 +157,7 @@ class CauseMatcher:
         if self._requires_grad_factory(node, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
             b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
             return
-        if tensor_in_number_parameter(node, qual, self._computed_tensor, self.k) is not None \
+        if tensor_in_number_parameter(node, qual, b.scope, b.is_graph_input) is not None \
                 and self.check_enabled(CauseCheck.TENSOR_NUMBER_ARGUMENT):
             callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else qual or ""
             b.emit_break(self.rule_for_check(CauseCheck.TENSOR_NUMBER_ARGUMENT), node, detail=callee)
@@ -385,12 +385,6 @@ class CauseMatcher:
         else:
             return False
         return repeats is not None and self.b.scope.is_tensor(repeats)
-
-    def _computed_tensor(self, expr: cst.BaseExpression) -> bool:
-        """A tensor the frame computed: one it was given as a number-like 0-d integer input is
-        specialised on its value instead (measured 2.13: `x.view(n, -1)` with `n` an input
-        `torch.tensor(2)` does not break)."""
-        return self.b.scope.is_tensor(expr) and not self.b.is_graph_input(expr)
 
     def _requires_grad_factory(self, node: cst.Call, qual: str | None) -> bool:
         """A torch function making a tensor, called with `requires_grad=` a true constant."""

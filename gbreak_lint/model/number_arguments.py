@@ -12,18 +12,27 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from ..knowledge import Knowledge
+from .tensors import TensorScope
 
 NUMBER, SIZE = "#", "*"
 FUNCTION_NAMESPACES = ("torch", "torch.nn.functional")
 
 
-def tensor_in_number_parameter(call: cst.Call, qual: str | None, is_tensor: Callable[[cst.BaseExpression], bool],
-                               knowledge: Knowledge) -> str | None:
-    """The parameter of `call` given a tensor where it takes a number, or None."""
+def tensor_in_number_parameter(call: cst.Call, qual: str | None, scope: TensorScope,
+                               is_graph_input: Callable[[cst.BaseExpression], bool]) -> str | None:
+    """The parameter of `call` given a tensor where it takes a number, or None. A 0-d integer
+    tensor the frame was given is specialised on its value instead (measured 2.13: `x.view(n, -1)`
+    with `n` an input `torch.tensor(2)` does not break), so only tensors the frame computed count."""
+    knowledge = scope.k
+
+    def computed(expr: cst.BaseExpression) -> bool:
+        return scope.is_tensor(expr) and not is_graph_input(expr)
+
     if qual in knowledge.number_functions:  # `math.sqrt(t)`: every argument is a number
-        return "x" if any(is_tensor(arg.value) for arg in call.args if not arg.star) else None
-    op, method = _op(call, qual, is_tensor)
+        # (a random module number is no tensor here: Dynamo fails otherwise, measured 2.13)
+        return "x" if any(computed(arg.value) and not scope.is_random_number(arg.value)
+                          for arg in call.args if not arg.star) else None
+    op, method = _op(call, qual, scope.is_tensor)
     signature = knowledge.number_parameters.get(op) if op is not None else None
     if signature is None:
         return None
@@ -31,7 +40,7 @@ def tensor_in_number_parameter(call: cst.Call, qual: str | None, is_tensor: Call
     if method and positional and not positional[0].endswith((NUMBER, SIZE)):
         positional = positional[1:]  # the receiver is the tensor the op works on
     for parameter, value in _bound(call, positional, keywords):
-        if any(is_tensor(v) for v in _numbers(value, parameter)):
+        if any(computed(v) for v in _numbers(value, parameter)):
             return parameter.rstrip(NUMBER + SIZE)
     return None
 

@@ -34,6 +34,9 @@ class TensorScope:
         self.integer_tensors: set[str] = set()
         self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
         self.data_pointers: set[str] = set()  # `p = t.data_ptr()`: Dynamo's DataPtrVariable
+        # numbers Python's random module made (`r = random.uniform(0, 1)`): Dynamo holds them as
+        # tensors for torch ops, but its builtins and math functions fail on them differently
+        self.random_numbers: set[str] = set()
         self.containers: set[str] = set()  # a list / tuple / dict display holding tensors (`xs = [x]`)
         self.tensor_sequences: set[str] = set()  # those of them that are lists or tuples
         self.returns = returns or (lambda call: (False, ()))
@@ -200,6 +203,16 @@ class TensorScope:
             return not self.returns_object(call)
         return self.returns(call)[0]
 
+    def is_random_number(self, expr: cst.BaseExpression) -> bool:
+        """A number from Python's random module Dynamo traces, or arithmetic on one."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.random_numbers
+        if isinstance(expr, cst.Call):
+            return self.qualify(expr.func) in self.k.tensor_valued_random_functions
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_random_number(expr.left) or self.is_random_number(expr.right)
+        return isinstance(expr, cst.UnaryOperation) and self.is_random_number(expr.expression)
+
     def _could_be_tensor(self, expr: cst.BaseExpression) -> bool:
         """A receiver of tensor-only methods whose type we do not otherwise know."""
         return self.is_tensor(expr) or isinstance(expr, (cst.Call, cst.Subscript, cst.BinaryOperation, cst.Attribute))
@@ -224,6 +237,7 @@ class TensorScope:
         is_int = value is not None and self.is_integer_tensor(value)
         is_ptr = value is not None and self.is_data_pointer(value)
         is_py = value is not None and _python_value_call(value) and not is_t
+        is_random = value is not None and self.is_random_number(value)
         holds = value is not None and self._holds_tensors(value)
         sequence = holds and isinstance(value, (cst.List, cst.Tuple))
         for name in target_names(target):
@@ -237,6 +251,7 @@ class TensorScope:
                 self.ever_tensors.add(name)
             (self.integer_tensors.add if is_int else self.integer_tensors.discard)(name)
             (self.data_pointers.add if is_ptr else self.data_pointers.discard)(name)
+            (self.random_numbers.add if is_random else self.random_numbers.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
             if is_t:
                 self.tensors.add(name)
