@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
+import libcst as cst
+
 from ..catalog import Catalog
 from ..diagnostics import ChainLink, FileError, Span
 from ..index import internal_error
@@ -286,7 +288,8 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     params = list(fn.params)
     if fn.class_qualname is not None and params and params[0].kind == "positional":
         params = params[1:]
-    tensors = frozenset(p.name for p in params if _may_be_tensor(p))
+    aliases = project.modules[fn.module].values
+    tensors = frozenset(p.name for p in params if _may_be_tensor(p, aliases))
     return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "",
                     training=_entry_training(project, entry))
 
@@ -331,12 +334,20 @@ def _entry_training(project: ProjectIndex, entry: EntryPoint) -> bool | None:
     return ".eval()" not in module.parsed.text
 
 
-def _may_be_tensor(param) -> bool:
+def _may_be_tensor(param, aliases) -> bool:
     if param.kind in ("star", "double_star"):
         return False
     if param.annotation is not None:
-        return not _non_tensor_annotation(param.annotation)
+        return not _non_tensor_annotation(_expand_alias(param.annotation, aliases))
     return param.default is None  # `mask=None`, `scale=1.0`, `mode="x"`: not known to be tensors
+
+
+def _expand_alias(text: str, aliases) -> str:
+    """`Size_` of a module saying `Size_ = Tuple[int, int]`: the annotation it stands for."""
+    value = aliases.get(text.strip().strip("\"'"))
+    if isinstance(value, (cst.Subscript, cst.Name, cst.Attribute, cst.BinaryOperation)):
+        return cst.Module([]).code_for_node(value)
+    return text
 
 
 def _non_tensor_annotation(text: str) -> bool:

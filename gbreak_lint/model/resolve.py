@@ -425,8 +425,8 @@ class CallResolver:
         (`@capture_outputs def forward(self, ...)`: Dynamo inlines the wrapper, a frame of the
         chain that calls the method with the same `self`)."""
         found = method_wrapper(self.project, self.callables, fn)
-        if found is None:
-            return CallTarget(fn, True, instance, self_class)
+        if found is None:  # a staticmethod's call passes no instance: its first argument is its first parameter
+            return CallTarget(fn, not _is_staticmethod(fn), instance, self_class)
         wrapper, wrapped = found
         return CallTarget(wrapper, True, instance, self_class, wrapped.captured, wrapped.skip, wrapped.constants)
 
@@ -512,3 +512,7 @@ def _new_returns_instance(new: FunctionInfo) -> bool:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "__new__":
             return True
     return False
+
+
+def _is_staticmethod(fn: FunctionInfo) -> bool:
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
