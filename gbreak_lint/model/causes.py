@@ -10,7 +10,7 @@ import libcst as cst
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
 from ..index.project import SAME_INSTANCE_METHODS
-from ..vocab import CauseCheck, EventKind, BlockKind, CallMode
+from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import attribute_shapes, tensor_attributes
@@ -18,6 +18,7 @@ from .callables import nonrecursive
 from .frame_values import constant_display, free_names
 from .instances import built_at_top, class_body_values, is_optimizer_class
 from .number_arguments import tensor_in_number_parameter
+from .partials import through_partials
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN,
@@ -109,6 +110,10 @@ class CauseMatcher:
     def _classify_call(self, node: cst.Call) -> None:
         b = self.b
         qual = b.resolver.qualify(node.func)
+        args = tuple(node.args)
+        wrapped = through_partials(node, b.function.node, b.resolver.qualify) if qual is None else None
+        if wrapped is not None and self.env.project.function(wrapped[0]) is None:
+            qual, args = wrapped  # `make()` of `make = partial(torch.rand, requires_grad=True)`
         if self.env.skips(qual) and self.check_enabled(CauseCheck.DISALLOWED_CALL):
             b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
             return
@@ -154,7 +159,7 @@ class CauseMatcher:
             b.emit_break(self.rule_for_check(CauseCheck.DYNAMIC_SHAPE_NO_META), node, detail=qual,
                          gb_code=self.k.gb_codes["dynamic_shape_no_meta" if captured else "dynamic_shape_op"])
             return
-        if self._requires_grad_factory(node, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
+        if self._requires_grad_factory(args, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
             b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
             return
         if tensor_in_number_parameter(node, qual, b.scope, b.is_graph_input) is not None \
@@ -386,10 +391,9 @@ class CauseMatcher:
             return False
         return repeats is not None and self.b.scope.is_tensor(repeats)
 
-    def _requires_grad_factory(self, node: cst.Call, qual: str | None) -> bool:
+    def _requires_grad_factory(self, args: tuple[cst.Arg, ...], qual: str | None) -> bool:
         """A torch function making a tensor, called with `requires_grad=` a true constant."""
-        flag = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"),
-                    None)
+        flag = next((a.value for a in args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
         if flag is None or qual is None or not self.b.scope.is_torch_function(qual):
             return False
         known = self.b.values.value(flag)
@@ -1583,6 +1587,8 @@ class CauseMatcher:
         function is given it). Measured 2.13: Dynamo cannot enter such an object ("Unsupported
         context manager", GB0142) and the frame runs eagerly. Returns the class name."""
         b = self.b
+        if isinstance(item, cst.Call):
+            return self._built_across_break(item)
         if not isinstance(item, (cst.Name, cst.Attribute)):
             return None
         known = b.values.value(item)
@@ -1596,6 +1602,21 @@ class CauseMatcher:
         if isinstance(item, cst.Name) and item.value in b.rebound:
             return None  # bound here some other way (`cm = make_cm()`): not known to be foreign
         return cls.name
+
+    def _built_across_break(self, item: cst.Call) -> str | None:
+        """`with Timer(x):` of a project context manager whose `__init__` breaks: Dynamo resumes
+        after the constructor call, and the resume function is given the object it cannot
+        enter (measured 2.13: "Unsupported context manager", GB0142, at the `with`). Returns
+        the class name."""
+        cls = self.b.resolver.instantiated_class(item)
+        if cls is None or self.env.project.method(cls, "__enter__") is None:
+            return None
+        span = self.b.span(item)
+        made = next((ev for ev in reversed(self.b.events) if ev.kind == EventKind.CALL and ev.span == span), None)
+        info = self.env.frame(made.target) if made is not None and made.target is not None else None
+        resumes = info is not None and any(ev.kind == EventKind.BREAK and ev.break_kind == BreakKind.RESUMABLE
+                                           for ev in info.events)
+        return cls.name if resumes else None
 
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""

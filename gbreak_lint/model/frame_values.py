@@ -491,6 +491,12 @@ def _varnames(fn: FunctionInfo) -> tuple[str, ...]:
     return tuple(params + sorted(assigned_names(fn.node.body) - set(params)))
 
 
+def single_store(function: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The one expression a local name is assigned in `function`, or None."""
+    stores = _name_stores(function, name)
+    return stores[0] if len(stores) == 1 else None
+
+
 def constant_display(function: cst.CSTNode, expr: cst.BaseExpression) -> tuple | None:
     """The constants a list/tuple/set display of literals spells, or a local name bound to one
     once in `function` and never changed in place (`names = ["a", "b"]`; `for n in names`)."""
