@@ -755,7 +755,7 @@ class CauseMatcher:
             for name in self.env.node_memo("self_writes", fn.node, lambda: _self_writes(fn.node)):
                 self.b.values.write_self(name, None)
         if disabled is not None:
-            self._emit_disabled(node, disabled, fn.qualname)
+            self._emit_disabled(node, disabled, fn.qualname, self._disabled_by(fn))
             if disabled == "nonrecursive":
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
             return
@@ -1277,10 +1277,11 @@ class CauseMatcher:
         known = self.b.values.value(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN
 
-    def _emit_disabled(self, node: cst.Call, how: str, detail: str) -> None:
+    def _emit_disabled(self, node: cst.Call, how: str, detail: str, decorator: str | None = None) -> None:
         rule = self.rule_for_check(CauseCheck.DISABLED_CALL)
         if rule is not None:
-            self.b.emit_break(rule, node, gb_code=self.k.disable_gb_codes.get(how, rule.gb_code), detail=detail)
+            code = self.k.disable_gb_codes.get(decorator or "") or self.k.disable_gb_codes.get(how, rule.gb_code)
+            self.b.emit_break(rule, node, gb_code=code, detail=detail)
 
     def _context_decorated(self, fn: FunctionInfo) -> bool:
         """Decorated with a config patch, a context manager Dynamo cannot enter."""
@@ -1419,13 +1420,25 @@ class CauseMatcher:
 
     def disabled(self, fn: FunctionInfo) -> str | None:
         """"recursive" / "nonrecursive" when `fn` is decorated with torch.compiler.disable."""
+        found = self._disable_decorator(fn)
+        if found is None:
+            return None
+        call = found[1]
+        return "nonrecursive" if call is not None and nonrecursive(call) else "recursive"
+
+    def _disabled_by(self, fn: FunctionInfo) -> str | None:
+        """The disabling decorator's qualified name (`torch._disable_dynamo` breaks differently)."""
+        found = self._disable_decorator(fn)
+        return found[0] if found is not None else None
+
+    def _disable_decorator(self, fn: FunctionInfo) -> tuple[str, cst.Call | None] | None:
         module = self.env.project.modules[fn.module]
         for dec in fn.decorators:
             expr = dec.decorator
             call = expr if isinstance(expr, cst.Call) else None
             qual = self.env.project.qualify(call.func if call else expr, module)
             if qual in self.k.disable_decorators:
-                return "nonrecursive" if call and nonrecursive(call) else "recursive"
+                return qual, call
         return None
 
     def strict_decorator(self, fn: FunctionInfo) -> bool | None:
@@ -1589,6 +1602,10 @@ class CauseMatcher:
         b = self.b
         if isinstance(item, cst.Call):
             return self._built_across_break(item)
+        if isinstance(item, cst.Name) and isinstance(b.built.get(item.value), cst.Call):
+            found = self._built_across_break(b.built[item.value])  # `ctx = redirect_stdout(f)`; `with ctx:`
+            if found is not None:
+                return found
         if not isinstance(item, (cst.Name, cst.Attribute)):
             return None
         known = b.values.value(item)
@@ -1604,14 +1621,18 @@ class CauseMatcher:
         return cls.name
 
     def _built_across_break(self, item: cst.Call) -> str | None:
-        """`with Timer(x):` of a project context manager whose `__init__` breaks: Dynamo resumes
-        after the constructor call, and the resume function is given the object it cannot
-        enter (measured 2.13: "Unsupported context manager", GB0142, at the `with`). Returns
-        the class name."""
+        """A context manager whose making breaks: `contextlib.redirect_stdout(f)` (the call is
+        a break), `Timer(x)` of a project class whose `__init__` breaks. Dynamo resumes after
+        the call, and the resume function is given the object, which it cannot enter
+        (measured 2.13: "Unsupported context manager", GB0142, at the `with`). Returns the
+        class or function name."""
+        span = self.b.span(item)
+        if any(ev.kind == EventKind.BREAK and ev.span == span and ev.break_kind == BreakKind.RESUMABLE
+               for ev in self.b.events):
+            return self.b.resolver.qualify(item.func) or cst.Module([]).code_for_node(item.func)
         cls = self.b.resolver.instantiated_class(item)
         if cls is None or self.env.project.method(cls, "__enter__") is None:
             return None
-        span = self.b.span(item)
         made = next((ev for ev in reversed(self.b.events) if ev.kind == EventKind.CALL and ev.span == span), None)
         info = self.env.frame(made.target) if made is not None and made.target is not None else None
         resumes = info is not None and any(ev.kind == EventKind.BREAK and ev.break_kind == BreakKind.RESUMABLE
