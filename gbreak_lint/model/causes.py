@@ -308,7 +308,7 @@ class CauseMatcher:
         if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
             return False
         name = func.value.value
-        made_at = self.b.built_at.get(name)
+        made_at = self.b.tensor_made_at.get(name)
         if made_at is None or name in self.b.key.tensor_params or not self.b.scope.is_tensor(func.value):
             return False
         for rule in self.env.input_tensor_methods.get(func.attr.value, ()):

@@ -87,6 +87,7 @@ class FrameBuilder:
         # read when a method is called on the name (most assignments never need them)
         self.built: dict[str, cst.Call] = {}
         self.built_at: dict[str, int] = {}  # name -> how many events the frame had when it was built
+        self.tensor_made_at: dict[str, int] = {}  # a local tensor -> how many events the frame had when it was made
         self._free_tensors: dict[str, bool] = {}
         self.rebound: set[str] = set()  # names assigned in this frame so far
         self.loggers: set[str] = set()
@@ -640,6 +641,10 @@ class FrameBuilder:
                 self.built_at[target.value] = len(self.events)
             else:
                 self.built.pop(target.value, None)
+            if self.scope.is_tensor(value):
+                self.tensor_made_at[target.value] = len(self.events)
+            else:
+                self.tensor_made_at.pop(target.value, None)
         if isinstance(target, cst.Name) and self.causes.is_logger(value):
             self.loggers.add(target.value)
         if isinstance(target, cst.Name):

@@ -269,6 +269,14 @@ class Tracer:
                       chain, entry, strict_entry)
 
     # -- one compilation -------------------------------------------------------------
+    @staticmethod
+    def _input_here(ev: Event, resume: "_Resume", is_resume: bool) -> bool:
+        """Is the tensor an input-only break needs (`a.unsqueeze_(2)` of a local made earlier)
+        a graph input of this compilation? Only of a resume function starting after it was
+        made; one resuming the chain of a nested break keeps the frame's locals as they were
+        traced (measured 2.13, nested_graph_breaks on: no break)."""
+        return is_resume and not resume.in_chain and resume.at >= ev.input_from
+
     def _segment(self, info: FrameInfo, resume: "_Resume", is_resume: bool, chain, entry, strict_entry):
         """Trace events[resume.at:] as one compilation; returns where a resume function starts."""
         ops = 0
@@ -303,7 +311,7 @@ class Tracer:
                 continue
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
                                                or _behind(ev.condition, not_taken)
-                                               or ev.input_from >= 0 and not (is_resume and start >= ev.input_from)):
+                                               or ev.input_from >= 0 and not self._input_here(ev, resume, is_resume)):
                 continue
             path: tuple[tuple[FrameInfo, Event], ...] = ((info, ev),)
             if ev.kind == EventKind.CALL:
