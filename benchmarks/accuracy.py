@@ -13,7 +13,9 @@ and scored as the corpus README describes:
   skipped frames due to a graph break or skip_frame() (not resume functions) and compiled
   frames with `partial_then_eager_at`;
 - the outcome of each matched frame (skipped vs compiled up to a checkpoint);
-- times_traced of each matched site against the label's `compiles_hit`.
+- times_traced of each matched site against the label's `compiles_hit`;
+- compile errors: `compile-error` diagnostics against breaks that raised (fullgraph=True,
+  error_on_graph_break(True)), by line.
 
 `--nested on` scores the labels' nested_graph_breaks=True run (labels made with
 `oracle --both`) against a scan with `--dynamo-config nested_graph_breaks=true`.
@@ -26,6 +28,7 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -58,6 +61,7 @@ def score_folder(folder: Path, files: list[Path], nested: str = "off") -> tuple[
     diags = predictions(folder, nested)
     cmp = Comparison()
     obs = Observed({}, {})
+    errors: set = set()
     for f in files:
         one = observed(json.loads(f.read_text()), f.parent, NESTED_CONFIG[nested])
         for key, value in one.sites.items():
@@ -68,6 +72,8 @@ def score_folder(folder: Path, files: list[Path], nested: str = "off") -> tuple[
             merged = obs.site_codes.setdefault(key, {})
             for code, hits in codes.items():
                 merged[code] = max(merged.get(code, 0), hits)
+        errors |= one.errors
+    obs = replace(obs, errors=frozenset(errors))
     compare(obs, diags, folder, cmp)
     return cmp.counts, cmp.misses()
 
@@ -112,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
               f"  outcome exact {result['frame_outcome_exact']:.3f}")
         print(f"  times_traced  exact on {result['times_traced_exact']:.3f} of true positives")
         print(f"  GB codes      exact on {result['gb_code_exact']:.3f} of true positives")
+        print(f"  compile errors precision {result['error_precision']:.3f}  recall {result['error_recall']:.3f}")
         print(f"  counts        {result['counts']}")
         for line in result.get("misses", []):
             print("   ", line)

@@ -7,7 +7,9 @@ code) and by benchmarks/accuracy.py.  Scoring follows ../shared/corpus/README.md
 - frames: `frame-skipped` / `frame-partial` by frame path + def line, against frames skipped
   because of a graph break or skip_frame() (not resume functions) and partially compiled ones;
 - the outcome (skipped or partial) of each matched frame;
-- times_traced of each matched site against the label's `compiles_hit`.
+- times_traced of each matched site against the label's `compiles_hit`;
+- compile errors: a `compile-error` diagnostic against a break that raised (fullgraph=True,
+  error_on_graph_break), by line.
 """
 from __future__ import annotations
 
@@ -22,13 +24,14 @@ class Observed:
     sites: dict  # (abs path, line) -> {"compiles_hit": int, "gb_code": str}
     frames: dict  # (abs path, def line) -> {"function": str, "outcome": str}
     site_codes: dict = field(default_factory=dict)  # (abs path, line) -> {GB code: compiles hit}
+    errors: frozenset = frozenset()  # (abs path, line) of breaks that raised (fullgraph, error_on_graph_break)
 
 
 @dataclass
 class Comparison:
     counts: dict = field(default_factory=lambda: dict.fromkeys(
         ("site_tp", "site_fp", "site_fn", "frame_tp", "frame_fp", "frame_fn", "frame_outcome_exact",
-         "times_exact", "gb_code_exact"), 0))
+         "times_exact", "gb_code_exact", "error_tp", "error_fp", "error_fn"), 0))
     rows: list = field(default_factory=list)  # one per site or frame, predicted and/or observed
 
     def figures(self) -> dict:
@@ -41,6 +44,8 @@ class Comparison:
             "frame_outcome_exact": ratio(c["frame_outcome_exact"], c["frame_tp"]),
             "times_traced_exact": ratio(c["times_exact"], c["site_tp"]),
             "gb_code_exact": ratio(c["gb_code_exact"], c["site_tp"]),
+            "error_precision": ratio(c["error_tp"], c["error_tp"] + c["error_fp"]),
+            "error_recall": ratio(c["error_tp"], c["error_tp"] + c["error_fn"]),
         }
 
     def misses(self) -> list[str]:
@@ -55,8 +60,11 @@ def observed(label: dict, base: Path, config: str = CONFIG) -> Observed:
     cfg = label["configs"][config]
     sites: dict = {}
     codes: dict = {}
+    errors = set()
     for g in cfg["graph_breaks"]:
         _observe_site(sites, base / g["file"], g["line"], g["compiles_hit"], g["gb_code"], codes)
+        if "hard_error" in g["outcomes"]:
+            errors.add((str((base / g["file"]).resolve()), g["line"]))
     installed = {(g["user_file"], g["user_line"], g["gb_code"]) for g in cfg.get("installed_breaks", ())}
     for g in cfg["library_breaks"]:
         if (g["user_file"], g["user_line"], g["gb_code"]) not in installed:  # scored at the library line
@@ -72,7 +80,7 @@ def observed(label: dict, base: Path, config: str = CONFIG) -> Observed:
         if c["partial_then_eager_at"]:
             frames[(str((base / c["file"]).resolve()), c["first_line"])] = {
                 "function": c["function"], "outcome": "partial"}
-    return Observed(sites, frames, codes)
+    return Observed(sites, frames, codes, frozenset(errors))
 
 
 def _observe_site(sites: dict, path: Path, line: int, hits: int, gb_code, codes: dict | None = None) -> None:
@@ -123,7 +131,30 @@ def compare(obs: Observed, diagnostics: list[dict], root: Path, into: Comparison
         out.rows.append({"what": "site", "where": where, "code": None, "observed": obs.sites[key]["gb_code"],
                          "observed_times": obs.sites[key]["compiles_hit"], "miss": f"FN site {where}"})
     _compare_frames(obs, diagnostics, root, out)
+    _compare_errors(obs, diagnostics, root, out)
     return out
+
+
+def _compare_errors(obs: Observed, diagnostics: list[dict], root: Path, out: Comparison) -> None:
+    """Compile errors: a `compile-error` diagnostic against a break that raised, by line."""
+    c = out.counts
+    matched: set = set()
+    for d in diagnostics:
+        if d["kind"] != "compile-error":
+            continue
+        path = str((root / d["path"]).resolve())
+        hits = {k for k in obs.errors if k[0] == path and d["line"] <= k[1] <= d["end_line"]}
+        where = f"{_rel(path, root)}:{d['line']}"
+        if hits:
+            c["error_tp"] += len(hits - matched)
+            matched |= hits
+        else:
+            c["error_fp"] += 1
+            out.rows.append({"what": "error", "where": where, "miss": f"FP error {where} {d['code']}"})
+    for key in sorted(obs.errors - matched):
+        c["error_fn"] += 1
+        where = f"{_rel(key[0], root)}:{key[1]}"
+        out.rows.append({"what": "error", "where": where, "miss": f"FN error {where}"})
 
 
 def _compare_frames(obs: Observed, diagnostics: list[dict], root: Path, out: Comparison) -> None:

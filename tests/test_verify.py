@@ -66,3 +66,28 @@ def test_verify_predicts_only_for_the_script_it_runs(project, capsys):
     doc = json.loads(out)
     assert doc["counts"]["site_fp"] == 0, doc["rows"]
     assert doc["counts"]["site_tp"] == 1, doc["rows"]
+
+
+def _label(outcomes):
+    site = {"file": "main.py", "function": "f", "line": 5, "compiles_hit": 1, "gb_code": "GB0059",
+            "outcomes": outcomes}
+    config = {"graph_breaks": [site], "library_breaks": [], "skipped_frames": [], "compiled_frames": []}
+    return {"configs": {"nested_graph_breaks=False": config}}
+
+
+def _diagnostic(kind, code, line=5):
+    return {"kind": kind, "code": code, "path": "main.py", "line": line, "end_line": line, "times_traced": 1,
+            "gb_code": "GB0059"}
+
+
+def test_compile_errors_are_scored_against_breaks_that_raised(tmp_path):
+    from gbreak_lint.verify import compare, observed
+
+    raised = observed(_label({"hard_error": 1}), tmp_path)
+    resumed = observed(_label({"resumed": 1}), tmp_path)
+    error = [_diagnostic("graph-break", "GBL303"), _diagnostic("compile-error", "GBL501")]
+    assert compare(raised, error, tmp_path).counts["error_tp"] == 1
+    assert compare(raised, error[:1], tmp_path).counts["error_fn"] == 1
+    counts = compare(resumed, error, tmp_path).counts
+    assert (counts["error_fp"], counts["error_tp"], counts["site_tp"]) == (1, 0, 1)
+    assert compare(raised, [_diagnostic("compile-error", "GBL501", line=9)], tmp_path).counts["error_fp"] == 1
