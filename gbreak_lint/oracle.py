@@ -52,6 +52,7 @@ class Recorder:
         self.hard_errors: list[dict] = []
         self._seen_errors: set[int] = set()
         self._pending: list = []
+        self._last_assert: tuple = (None, None)  # (code, error) of the latest ConvertFrameAssert call
 
     # -- helpers -----------------------------------------------------------------------
     def installed(self, filename: str) -> str | None:
@@ -118,12 +119,17 @@ class Recorder:
         entry = {"code": code_ref(code), "skip_reason": getattr(result, "skip_reason", None)}
         if error is not None:
             entry["error"] = type(error).__name__
-        else:  # ConvertFrame suppressed what ConvertFrameAssert raised: a skip, not a hard error
-            self._pending = [(c, e) for c, e in self._pending if c is not code]
+        elif self._last_assert[0] is code and self._last_assert[1] is not None:
+            # ConvertFrame suppressed what its ConvertFrameAssert just raised: a skip, not a hard
+            # error. (Only that error: a fullgraph=True compile of the same code that raised
+            # earlier, before torch._dynamo.reset(), stays a hard error.)
+            suppressed = self._last_assert[1]
+            self._pending = [(c, e) for c, e in self._pending if e is not suppressed]
         self.frames.append(entry)
 
     def on_assert_frame(self, code, result, error) -> None:
         """Errors leaving ConvertFrameAssert are hard errors unless ConvertFrame suppresses them."""
+        self._last_assert = (code, error)
         if error is not None and getattr(error, "real_stack", None) is not None:
             self._pending.append((code, error))
 

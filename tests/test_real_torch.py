@@ -99,3 +99,27 @@ def test_oracle_agrees_with_shared_corpus(case, tmp_path):
     assert ours["partial"] == theirs["partial"]
     assert [s for s in ours["skipped"] if s[3] != "no_ops_traced"] == \
         [s for s in theirs["skipped"] if s[3] not in ("no_ops_traced", "recompile_limit")]
+
+
+FULLGRAPH_THEN_RESET = """\
+import torch
+
+
+def fn(x):
+    print("break")
+    return x + 1
+
+
+try:
+    torch.compile(fn, backend="eager", fullgraph=True)(torch.ones(2))
+except Exception:
+    pass
+torch._dynamo.reset()
+torch.compile(fn, backend="eager")(torch.ones(2))
+"""
+
+
+def test_oracle_keeps_a_fullgraph_error_when_the_same_code_compiles_again(tmp_path):
+    # the second compile (no fullgraph) of the same code once erased the first one's error
+    site = run_program(tmp_path, FULLGRAPH_THEN_RESET)["configs"][CONFIG]["graph_breaks"][0]
+    assert site["line"] == 5 and site["outcomes"].get("hard_error") == 1 and site["outcomes"].get("resumed") == 1
