@@ -162,7 +162,7 @@ class CauseMatcher:
         if self._requires_grad_factory(args, qual) and self.check_enabled(CauseCheck.REQUIRES_GRAD_FACTORY):
             b.emit_break(self.rule_for_check(CauseCheck.REQUIRES_GRAD_FACTORY), node, detail=qual)
             return
-        if tensor_in_number_parameter(node, qual, b.scope, b.is_graph_input) is not None \
+        if tensor_in_number_parameter(node, qual, b.scope, b.is_graph_input, b.function.node) is not None \
                 and self.check_enabled(CauseCheck.TENSOR_NUMBER_ARGUMENT):
             callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else qual or ""
             b.emit_break(self.rule_for_check(CauseCheck.TENSOR_NUMBER_ARGUMENT), node, detail=callee)

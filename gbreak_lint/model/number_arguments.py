@@ -12,21 +12,25 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
+from .frame_values import single_store
 from .tensors import TensorScope
 
 NUMBER, SIZE = "#", "*"
+MAX_DEPTH = 8  # names bound to names bound to ...
 FUNCTION_NAMESPACES = ("torch", "torch.nn.functional")
 
 
 def tensor_in_number_parameter(call: cst.Call, qual: str | None, scope: TensorScope,
-                               is_graph_input: Callable[[cst.BaseExpression], bool]) -> str | None:
+                               is_graph_input: Callable[[cst.BaseExpression], bool],
+                               function: cst.CSTNode) -> str | None:
     """The parameter of `call` given a tensor where it takes a number, or None. A 0-d integer
     tensor the frame was given is specialised on its value instead (measured 2.13: `x.view(n, -1)`
-    with `n` an input `torch.tensor(2)` does not break), so only tensors the frame computed count."""
+    with `n` an input `torch.tensor(2)` does not break), so only tensors the frame computed
+    count, and not those made from Python numbers alone, whose value fake tensors keep."""
     knowledge = scope.k
 
     def computed(expr: cst.BaseExpression) -> bool:
-        return scope.is_tensor(expr) and not is_graph_input(expr)
+        return scope.is_tensor(expr) and not is_graph_input(expr) and not _valued(expr, scope, function, 0)
 
     if qual in knowledge.number_functions:  # `math.sqrt(t)`: every argument is a number
         # (a random module number is no tensor here: Dynamo fails otherwise, measured 2.13)
@@ -79,3 +83,24 @@ def _numbers(value: cst.BaseExpression, parameter: str) -> list[cst.BaseExpressi
     if parameter.endswith(SIZE) and isinstance(value, (cst.Tuple, cst.List)):
         return [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
     return [value]
+
+
+def _valued(expr: cst.BaseExpression, scope: TensorScope, function: cst.CSTNode, depth: int) -> bool:
+    """A tensor made from Python numbers alone, not by a factory (`torch.tensor(3)`,
+    `torch.div(seq_len, 2, rounding_mode="trunc") - 1` of ints): fake tensors keep its value."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(expr, cst.Name):
+        store = single_store(function, expr.value)
+        return store is not None and _valued(store, scope, function, depth + 1)
+    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        operands = (expr.left, expr.right) if isinstance(expr, cst.BinaryOperation) else (expr.expression,)
+        return all(not scope.is_tensor(o) or _valued(o, scope, function, depth + 1) for o in operands)
+    if not isinstance(expr, cst.Call):
+        return False
+    qual = scope.qualify(expr.func)
+    k = scope.k
+    if qual is None or not scope.is_torch_function(qual) or qual in k.sized_tensor_factories \
+            or qual in k.valueless_factories:
+        return False
+    return all(not scope.is_tensor(a.value) or _valued(a.value, scope, function, depth + 1) for a in expr.args)

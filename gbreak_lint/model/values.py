@@ -20,11 +20,12 @@ from typing import Any, Callable
 
 import libcst as cst
 
-from ..walk import find_all
+from ..walk import children
 
 # expressions that run in a frame of their own: what raises there raises in that frame
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _OWN_FRAMES = (cst.FunctionDef, cst.ClassDef, cst.Lambda) + _COMPREHENSIONS
+_RAISING = (cst.Subscript, cst.BinaryOperation, cst.Call, cst.Dict, cst.Set, cst.Attribute) + _COMPREHENSIONS
 
 MAX_DEPTH = 8  # nested evaluation (attribute chains, helpers returning constants)
 
@@ -280,8 +281,8 @@ class ValueEvaluator:
         None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
         the constants a list expression is known to hold (a list never changed in place);
         `size`: how many items it holds (`[x]` of a tensor)."""
-        for node in find_all(expr, (cst.Subscript, cst.BinaryOperation, cst.Call, cst.Dict, cst.Set, cst.Attribute)
-                             + _COMPREHENSIONS, skip=_OWN_FRAMES):
+        for node in self._evaluated(expr):
+            found = None
             if isinstance(node, cst.Attribute):
                 found = self._attribute_raises(node)
             elif isinstance(node, (cst.Dict, cst.Set)):
@@ -292,11 +293,35 @@ class ValueEvaluator:
                 found = self._division_raises(node)
             elif isinstance(node, _COMPREHENSIONS):
                 found = self.iteration_raises(node.for_in.iter)
-            else:
+            elif isinstance(node, cst.Call):
                 found = self._lookup_raises(node, display)
             if found is not None:
                 return found
         return None
+
+    def _evaluated(self, expr: cst.BaseExpression) -> list[cst.CSTNode]:
+        """The nodes `raised_by` looks at that every evaluation of `expr` evaluates: the
+        branch of `a.b if a is not None else c` or the right side of `a is None or a.b` only
+        where the condition is known to select it (else they may never run)."""
+        out: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _RAISING):
+                out.append(node)
+            if isinstance(node, _OWN_FRAMES):
+                continue
+            if isinstance(node, cst.IfExp):
+                taken = self.truth(node.test)
+                stack.extend(reversed([node.test] + ([] if taken is None else [node.body if taken else node.orelse])))
+                continue
+            if isinstance(node, cst.BooleanOperation):
+                left = self.truth(node.left)
+                runs_right = left is not None and left != isinstance(node.operator, cst.Or)
+                stack.extend(reversed([node.left] + ([node.right] if runs_right else [])))
+                continue
+            stack.extend(reversed(children(node)))
+        return out
 
     def iteration_raises(self, iterable: cst.BaseExpression) -> str | None:
         """`for v in 1`, `(x for x in s)` with `s` known to be a number, a bool or None:
