@@ -399,8 +399,7 @@ def _add_hard_error(rec, err, sites) -> None:
         "_compiles": set(), "user_stack": [],
     })
     site["outcomes"]["hard_error"] = site["outcomes"].get("hard_error", 0) + 1
-    if not site["_compiles"]:  # a retry without fullgraph traces it under the same compile id
-        site["_compiles"].add("hard-error")
+    site["_compiles"].add("hard-error")  # a compile that raised counts as one of its own
 
 
 def label(program: Path, root: Path, configs: list[str | None], timeout: float,

@@ -46,9 +46,6 @@ class SiteRecord:
     condition: str = ""  # "" once any trace reaches it unconditionally
     conditional_hits: int = 0  # traces of it in runs where an unknown condition holds
     in_split_run: bool = False  # first reached in such a run (its condition assumes that one's)
-    # a compile raised here and cached nothing: the next compile of the frame reuses its compile
-    # id, so the break it meets then is the same hit
-    retry_pending: bool = False
 
     @property
     def hits(self) -> int:
@@ -468,11 +465,8 @@ class Tracer:
         # (measured 2.13: a try, and a user `with`, around the call)
         retraced = whole is not None and whole < len(path) - 1 and not cached
         hits += retraced
-        if not hard and known is not None and known.retry_pending:
-            hits, known.retry_pending = max(0, hits - 1), False
         site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard)
         if hard:
-            site.retry_pending = True
             site.outcomes.add(HARD_ERROR)
             self._outcome_code(site, "strict")
             reason = StrictReason.HIGHER_ORDER_OP if strict is None or ev.mode == CallMode.STRICT_HOP \
