@@ -18,7 +18,7 @@ from .callables import nonrecursive
 from .frame_values import constant_display, free_names
 from .instances import built_at_top, class_body_values, is_optimizer_class
 from .number_arguments import tensor_in_number_parameter
-from .partials import through_partials
+from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN,
@@ -111,7 +111,11 @@ class CauseMatcher:
         b = self.b
         qual = b.resolver.qualify(node.func)
         args = tuple(node.args)
-        wrapped = through_partials(node, b.function.node, b.resolver.qualify) if qual is None else None
+        wrapped = None
+        if qual is None and isinstance(node.func, cst.Name):
+            bindings = self.env.node_memo("partials", b.function.node,
+                                          lambda: partial_bindings(b.function.node, b.resolver.qualify))
+            wrapped = through_partials(node, bindings, b.resolver.qualify)
         if wrapped is not None and self.env.project.function(wrapped[0]) is None:
             qual, args = wrapped  # `make()` of `make = partial(torch.rand, requires_grad=True)`
         if self.env.skips(qual) and self.check_enabled(CauseCheck.DISALLOWED_CALL):

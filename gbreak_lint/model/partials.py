@@ -7,19 +7,38 @@ from typing import Callable
 
 import libcst as cst
 
+from ..walk import NESTED_SCOPES, find_all
 from .frame_values import single_store
 
 PARTIAL = "functools.partial"
 MAX_DEPTH = 8  # partials of partials
 
 
-def through_partials(call: cst.Call, function: cst.CSTNode,
+def partial_bindings(function: cst.CSTNode, qualify: Callable[[cst.BaseExpression], str | None]) -> dict:
+    """Local name -> the `partial(f, ...)` call it is bound to (once) in `function`. Walked once
+    per function (the caller memoises it): most frames make no partial at all."""
+    out = {}
+    body = function.body if isinstance(function, cst.FunctionDef) else function  # (a def is a nested scope)
+    for node in find_all(body, (cst.Assign,), skip=NESTED_SCOPES):
+        made = node.value
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) \
+                or not isinstance(made, cst.Call) or qualify(made.func) != PARTIAL or not made.args \
+                or made.args[0].star:
+            continue
+        name = node.targets[0].target.value
+        if single_store(function, name) is made:
+            out[name] = made
+    return out
+
+
+def through_partials(call: cst.Call, bindings: dict,
                      qualify: Callable[[cst.BaseExpression], str | None]) -> tuple[str, tuple[cst.Arg, ...]] | None:
-    """(the function a partial made in `function` wraps, the arguments the call passes it:
-    the partials' stored ones first), for a call of a local name bound once to a partial."""
+    """(the function a partial the frame made wraps, the arguments the call passes it: the
+    partials' stored ones first), for a call of a local name bound once to a partial
+    (`bindings`: partial_bindings of the frame's function)."""
     func, args, unwrapped = call.func, tuple(call.args), False
     for _ in range(MAX_DEPTH):
-        made = _partial_made(func, function, qualify)
+        made = bindings.get(func.value) if isinstance(func, cst.Name) else None
         if made is None:
             break
         stored = made.args[1:]
@@ -28,11 +47,3 @@ def through_partials(call: cst.Call, function: cst.CSTNode,
         func, unwrapped = made.args[0].value, True
     qual = qualify(func) if unwrapped else None
     return (qual, args) if qual is not None else None
-
-
-def _partial_made(func: cst.BaseExpression, function: cst.CSTNode, qualify) -> cst.Call | None:
-    """`partial(f, ...)` a local name is bound to (once, in `function`)."""
-    made = single_store(function, func.value) if isinstance(func, cst.Name) else None
-    if isinstance(made, cst.Call) and qualify(made.func) == PARTIAL and made.args and not made.args[0].star:
-        return made
-    return None
