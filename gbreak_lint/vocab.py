@@ -46,6 +46,7 @@ class BlockKind(Vocab):
     UNINITIALIZED = "uninitialized"  # a module constructor compiled alone meets `self` not yet initialized
     INSTRUCTION = "instruction"  # a break at an instruction Dynamo cannot resume after (not a call)
     OPERATOR = "operator"  # a break inside a user object's operator method (`a + b`)
+    OUTPUT = "output"  # what the frame returns or leaves behind cannot be rebuilt at its return
 
 
 class BreakKind(Vocab):
@@ -62,6 +63,10 @@ class BreakKind(Vocab):
     # a break at an instruction Dynamo cannot resume after (only calls and jumps are resume
     # points): `del` of a global or a cell (no handler), GET_ITER of an object it cannot wrap
     INSTRUCTION = "instruction"
+    # only when the frame is compiled on its own, at its `return`: Dynamo rebuilds what the
+    # frame returns or leaves behind (globals, attributes) there and cannot; inlined, the
+    # value just goes to the caller. Unresumable: compiled up to a checkpoint, or skipped.
+    OUTPUT = "output"
     NONE = "none"  # not a break cause
 
 
@@ -100,6 +105,8 @@ class CauseCheck(Vocab):
     UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
     NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
     LIVE_NEW_OBJECT_METHOD = "live_new_object_method"  # a bound method of such an object live across a break
+    SYMBOLIC_ASSERT = "symbolic_assert"  # an assert on sizes or ints that fails under dynamic=True
+    OUTPUT_NEW_OBJECT_METHOD = "output_new_object_method"  # ... returned, or stored in a global or attribute
     UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator

@@ -1,6 +1,7 @@
-"""GBL102-112: unresumable breaks (try, with, skip_frame, generators, attribute access, a new
+"""GBL102-113: unresumable breaks (try, with, skip_frame, generators, attribute access, a new
 object's method, an exception leaving the frame, a comprehension or a module constructor
-compiled alone, an instruction Dynamo cannot resume after, an operator's method) -> skip or partial."""
+compiled alone, an instruction Dynamo cannot resume after, an operator's method, an output
+that cannot be rebuilt) -> skip or partial."""
 from __future__ import annotations
 
 from ..diagnostics import FrameRef
@@ -13,11 +14,11 @@ RULE_FOR_REASON = {BlockKind.TRY: "GBL102", BlockKind.WITH: "GBL103", BlockKind.
                    BlockKind.SKIP_FRAME: "GBL104", BlockKind.GENERATOR: "GBL105", BlockKind.ATTRIBUTE: "GBL106",
                    BlockKind.NEW_OBJECT: "GBL107", BlockKind.EXCEPTION: "GBL108", BlockKind.ITERATOR: "GBL109",
                    BlockKind.UNINITIALIZED: "GBL110", BlockKind.INSTRUCTION: "GBL111",
-                   BlockKind.OPERATOR: "GBL112"}
+                   BlockKind.OPERATOR: "GBL112", BlockKind.OUTPUT: "GBL113"}
 
 
 @CHECKS.register("GBL102", "GBL103", "GBL104", "GBL105", "GBL106", "GBL107", "GBL108", "GBL109", "GBL110", "GBL111",
-                 "GBL112")
+                 "GBL112", "GBL113")
 def run(rule, prediction: Prediction):
     for frame in prediction.frames:
         if RULE_FOR_REASON.get(frame.reason) != rule.code:

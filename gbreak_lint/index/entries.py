@@ -37,6 +37,7 @@ class EntryPoint:
     # lambda starts (line, column); `function` then names the lambda (see `lambda_entry_name`)
     lambda_host: str | None = None
     lambda_at: tuple[int, int] | None = None
+    dynamic: bool = False  # `torch.compile(..., dynamic=True)`: sizes and ints traced as symbols
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ class _EntryFinder(cst.CSTVisitor):
                                            self.module.parsed.span(node), assigned,
                                            cls.qualname if cls is not None else None, called_as,
                                            self.construction(instance),
-                                           dotted(instance) if instance is not None else None))
+                                           dotted(instance) if instance is not None else None,
+                                           dynamic=_dynamic(node)))
 
     def construction(self, instance) -> cst.Call | None:
         """The call that built a module instance: `Net(cfg)` itself, or what a name holds."""
@@ -416,6 +418,17 @@ def _loop_names(target) -> list[str | None]:
         return []
     return [el.value.value if isinstance(el, cst.Element) and isinstance(el.value, cst.Name) else None
             for el in target.elements]
+
+
+def _dynamic(node) -> bool:
+    """`dynamic=True` on the compile call (`torch.compile(fn, dynamic=True)`), or on the
+    compiler a call applies (`torch.compile(dynamic=True)(fn)`, a decorator)."""
+    while isinstance(node, cst.Call):
+        if any(a.keyword is not None and a.keyword.value == "dynamic" and isinstance(a.value, cst.Name)
+               and a.value.value == "True" for a in node.args):
+            return True
+        node = node.func
+    return False
 
 
 def _fullgraph(call: cst.Call) -> bool:

@@ -1035,7 +1035,8 @@ class CauseMatcher:
                         attributes=self._callee_attributes(target, node),
                         shapes=tuple(sorted([(n, s) for n, s in shapes.items() if s is not None]
                                             + list(self._callee_attribute_shapes(target, node)))),
-                        tensor_attributes=self._callee_tensor_attributes(target, node))
+                        tensor_attributes=self._callee_tensor_attributes(target, node),
+                        dynamic=self.b.key.dynamic)
 
     def _cells_holding_tensors(self, callee: FunctionInfo) -> frozenset[str]:
         """A function defined in the calling one reads the caller's variables as cells: those

@@ -115,6 +115,7 @@ class FrameBuilder:
         self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
         self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
+        self.stores_new_method = False  # a global or an attribute now holds such a method
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
@@ -570,10 +571,13 @@ class FrameBuilder:
             self.returns_tensor |= self.scope.is_tensor(node.value)
             self.returns_data_scalar |= self.scope.is_data_scalar(node.value)
             self.returns_object = self._is_object(node.value) and self.returns_object is not False
+            self._output_new_method(node)
             if isinstance(node.value, cst.Tuple):
                 flags = [self.scope.is_tensor(el.value) for el in node.value.elements]
                 old = self.returns_elements
                 self.returns_elements = tuple(a or b for a, b in zip(flags, old)) if len(old) == len(flags) else tuple(flags)
+        elif isinstance(node, cst.Return):
+            self._output_new_method(node)
         elif isinstance(node, cst.Raise) and node.exc is not None:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
@@ -587,6 +591,46 @@ class FrameBuilder:
             # (an f-string with a placeholder, a variable) it jumps on the condition's truth
             if node.msg is not None and not _constant_string(node.msg):
                 self.truthiness(node.test)
+
+    def _reads_symbols(self, test: cst.BaseExpression) -> bool:
+        """Does a condition read what dynamic=True makes a symbol: a tensor's size (`x.shape`,
+        `x.size(0)`, `x.numel()`, `len(x)`) or an int argument? Dynamo then evaluates the
+        failing assert on symbolic shapes and cannot go on (measured 2.13: GB0002, the frame
+        compiles up to a checkpoint or is skipped); a bool or None still fails at the jump."""
+        for node in find_all(test, (cst.Attribute, cst.Call, cst.Name)):
+            if isinstance(node, cst.Attribute) and node.attr.value == "shape" and self.scope.is_tensor(node.value):
+                return True
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in ("size", "numel") and self.scope.is_tensor(node.func.value):
+                return True
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" \
+                    and node.args and self.scope.is_tensor(node.args[0].value):
+                return True
+            if isinstance(node, cst.Name) and any(name == node.value for name, _ in self.key.arguments):
+                value = self.values.value(node)
+                if value is not None and type(value.value) is int:
+                    return True
+        return False
+
+    def _output_new_method(self, node: cst.Return) -> None:
+        """A frame compiled on its own rebuilds, at its return, what it returns and the globals
+        and attributes it wrote; a bound method of a plain object it created is something Dynamo
+        cannot rebuild (measured 2.13: GB0092 at the `return`, the frame is skipped; returning
+        the object itself is fine). Inlined, the value goes to the caller (BreakKind.OUTPUT)."""
+        returned = node.value is not None and any(self._new_method(v) for v in _displayed(node.value))
+        if (returned or self.stores_new_method) and self.causes.check_enabled(CauseCheck.OUTPUT_NEW_OBJECT_METHOD):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.OUTPUT_NEW_OBJECT_METHOD), node)
+
+    def _new_method(self, value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Name) and value.value in self.new_methods or self.causes.new_bound_method(value)
+
+    def _stores_new_method(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`self.cb = Helper().run` / `global G; G = h.run`: left behind for the caller."""
+        declared = self.env.node_memo("declared_globals", self.function.node,
+                                      lambda: declared_outer(self.function.node.body, (cst.Global,))) \
+            if isinstance(self.source, FunctionInfo) else frozenset()
+        if isinstance(target, cst.Attribute) or isinstance(target, cst.Name) and target.value in declared:
+            self.stores_new_method |= self._new_method(value)
 
     def _reads_default(self, expr: cst.BaseExpression) -> bool:
         """Does the expression read a parameter no call site passed (its default stands in)?
@@ -602,6 +646,10 @@ class FrameBuilder:
         """An assert Dynamo knows fails (`assert x is None` of a tensor): it breaks at the
         jump and lets the program raise eagerly (measured 2.13: GB0170; inside a `with` it
         cannot compile a partial graph, GB0034, and the frame is skipped)."""
+        if self.key.dynamic and self._reads_symbols(node.test) and self.causes.check_enabled(CauseCheck.SYMBOLIC_ASSERT):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.SYMBOLIC_ASSERT), node.test,
+                            detail="assert " + cst.Module([]).code_for_node(node.test))
+            return
         if not self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
             return
         in_with = any(c.kind == BlockKind.WITH for c in self.ctx)
@@ -609,6 +657,7 @@ class FrameBuilder:
                         gb_code=self.env.knowledge.gb_codes["failed_assert_in_with" if in_with else "failed_assert"])
 
     def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        self._stores_new_method(target, value)
         if isinstance(target, cst.Attribute):
             self.causes.attribute_assign(target, value)
             return
@@ -1720,3 +1769,15 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
     return any(isinstance(h.type, cst.Name) and h.type.value == "GeneratorExit"
                and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
                for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
+
+
+def _displayed(expr: cst.BaseExpression):
+    """The expression and, through tuple, list, set and dict displays, the values in it."""
+    yield expr
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        for el in expr.elements:
+            yield from _displayed(el.value)
+    elif isinstance(expr, cst.Dict):
+        for item in expr.elements:
+            if isinstance(item, cst.DictElement):
+                yield from _displayed(item.value)

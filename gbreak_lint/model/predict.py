@@ -291,7 +291,7 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     aliases = project.modules[fn.module].values
     tensors = frozenset(p.name for p in params if _may_be_tensor(p, aliases))
     return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "",
-                    training=_entry_training(project, entry))
+                    training=_entry_training(project, entry), dynamic=entry.dynamic)
 
 
 HALF_PRECISION = re.compile(r"\btorch\.(?:b?float16|half)\b|\bfloat16\b|\.half\(|\.bfloat16\(|\.to\(\s*dtype"

@@ -77,6 +77,9 @@ class FrameKey:
     # a generator held in a local runs only up to the yield each `next(gen)` takes: this many
     # yields after `skip_yields` (None: to its end; 0: nothing, its creation)
     take_yields: int | None = None
+    # compiled with dynamic=True: tensor sizes and int arguments are symbols (the callees it
+    # inlines share them)
+    dynamic: bool = False
 
 
 @dataclass(frozen=True)
