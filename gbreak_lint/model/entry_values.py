@@ -23,7 +23,7 @@ from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .types import FnValue, FrameKey
 from .tensors import makes_integer_tensor
-from .values import (PASSED_GENERATOR, PASSED_INTEGER_TENSOR, PASSED_ITERATOR, PASSED_TENSOR_SET,
+from .values import (PASSED_BOOL_TENSOR, PASSED_GENERATOR, PASSED_INTEGER_TENSOR, PASSED_ITERATOR, PASSED_TENSOR_SET,
                      PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Obj, Seq, display_kind, display_length,
                      factory_shape, literal, makes_generator, makes_iterator, star_arguments)
 
@@ -228,6 +228,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.add(name)  # (a local holding `{f, "a"}` or `{"k": v}` is no tensor)
             if isinstance(made, cst.Call) and makes_integer_tensor(made, knowledge, qualify):
                 arguments[name] = PASSED_INTEGER_TENSOR  # `opt(torch.tensor([7, 3]))`
+            elif _makes_bool_tensor(made, qualify):
+                arguments[name] = PASSED_BOOL_TENSOR  # `opt(x, ids > 2)`
             continue
         tensors.discard(name)
         found = literal(value)
@@ -329,6 +331,21 @@ def _signed_operand(value):
     return value
 
 
+def _makes_bool_tensor(made, qualify) -> bool:
+    """`ids > 2`, `~mask`, `t.bool()`, `torch.ones(3, dtype=torch.bool)`: a bool tensor (the
+    operand of a comparison is a tensor when the caller passes the result as one)."""
+    if isinstance(made, cst.Comparison):
+        return True
+    if isinstance(made, cst.UnaryOperation) and isinstance(made.operator, cst.BitInvert):
+        return _makes_bool_tensor(made.expression, qualify)
+    if not isinstance(made, cst.Call):
+        return False
+    if isinstance(made.func, cst.Attribute) and made.func.attr.value == "bool" and not made.args:
+        return True
+    dtype = next((a.value for a in made.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    return dtype is not None and qualify(dtype) == "torch.bool"
+
+
 def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     """A torch call (`torch.randn(...)`, `torch.tensor(...).half()`), a module-level name bound
     to one, or a name the program binds locally: tensors are what programs pass to compiled
@@ -336,6 +353,9 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
     if isinstance(value, cst.Name) and value.value in module.values and depth < 4:
         return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
     value = _signed_operand(value)  # `-torch.ones(3)`
+    if isinstance(value, cst.Comparison) and len(value.comparisons) == 1 and isinstance(value.left, cst.Call) \
+            and not isinstance(value.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+        value = value.left  # `torch.randint(0, 5, (4,)) > 2`: a bool tensor (of a name: maybe a number)
     if isinstance(value, cst.BinaryOperation):  # `torch.randn(3) * 2`: a torch call on either side
         return any(isinstance(side, cst.Call) and _is_tensor_expr(project, knowledge, module, side, depth + 1)
                    for side in (value.left, value.right))

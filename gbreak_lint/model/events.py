@@ -19,7 +19,7 @@ from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
-from .values import PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
+from .values import PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -59,6 +59,7 @@ class FrameBuilder:
                                  free_tensor=self._free_tensor, returns_data_scalar=self._returns_data_scalar)
         self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
         self.scope.integer_tensors.update(n for n, v in key.arguments if v == PASSED_INTEGER_TENSOR)
+        self.scope.bool_tensors.update(n for n, v in key.arguments if v == PASSED_BOOL_TENSOR)
         self.scope.tensor_sequences.update(n for n, v in key.arguments  # `f(x, [a, b])`
                                            if n in key.tensor_params and isinstance(v, Const) and isinstance(v.value, Seq))
         if isinstance(source, FunctionInfo):  # `mask: torch.BoolTensor | None`
@@ -552,6 +553,8 @@ class FrameBuilder:
             self.expr(node.value)
             self.assign_target(node.target, node.value)
         elif isinstance(node, cst.AugAssign):
+            if isinstance(node.target, cst.Subscript):  # `h[mask] += v` reads `h[mask]` first
+                self.expr(node.target)
             self.expr(node.value)
             self.values.assign(node.target, None)
             if self.scope.is_tensor(node.target) or self.scope.is_tensor(node.value):

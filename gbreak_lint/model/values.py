@@ -164,6 +164,7 @@ PASSED_GENERATOR = "<torch.Generator>"
 # generator, dict views: knowledge iterator_factories / iterator_methods).
 PASSED_ITERATOR = "<python iterator>"
 PASSED_INTEGER_TENSOR = "<integer tensor>"  # `opt(torch.tensor([7, 3]))`: its .tolist() / .item() differ
+PASSED_BOOL_TENSOR = "<bool tensor>"  # `opt(x, ids > 2)`: indexing with it is a mask (dynamic shape)
 PASSED_TENSOR_SET = "<set of tensors>"  # `opt(x, {a, b})`: Dynamo cannot wrap it (GB0222)
 # Prefix of the marker for a parameter the caller passes an instance of a project tensor
 # subclass (`t.as_subclass(Sub)`): the marker ends with the class's qualified name.
