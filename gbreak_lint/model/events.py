@@ -117,6 +117,7 @@ class FrameBuilder:
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
         self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
         self.stores_new_method = False  # a global or an attribute now holds such a method
+        self.tensor_slices: set[str] = set()  # locals holding `slice(a, b)` of a tensor bound
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
@@ -685,6 +686,9 @@ class FrameBuilder:
         if isinstance(target, cst.Name) and target.value in self._fresh_globals():
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
+            sliced = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.slice" \
+                and any(self.scope.is_tensor(a.value) for a in value.args)
+            (self.tensor_slices.add if sliced else self.tensor_slices.discard)(target.value)
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             (self.new_methods.add if self.causes.new_bound_method(value) else self.new_methods.discard)(target.value)
             self._hold_generator(target.value, value)
@@ -983,7 +987,7 @@ class FrameBuilder:
         self.values.forget_try(node.body)  # a handler may run after any statement of the body
         self.ctx.append(Ctx(BlockKind.TRY, line))
         raises = self._may_raise(node.body)  # (asked before the body binds its names)
-        self.block(node.body)
+        body_ends = self.block(node.body)
         self.uncertain += 1
         ways = [self.values.snapshot()]  # the body ran through, or one handler ran after it
         for handler in node.handlers if raises else ():
@@ -993,7 +997,7 @@ class FrameBuilder:
         self.values.merge(ways)
         self.uncertain -= 1
         self.ctx.pop()
-        if node.orelse is not None:
+        if node.orelse is not None and not body_ends:  # `else:` runs only when the body finished
             self.block(node.orelse.body)
         if node.finalbody is not None:
             self.block(node.finalbody.body)
@@ -1148,6 +1152,8 @@ class FrameBuilder:
             for el in node.slice:
                 if isinstance(el.slice, cst.Index):
                     self.expr(el.slice.value)
+                for bound in _slice_bounds(el):
+                    self.expr(bound)
             self.subscript(node)
             self.causes.operator_dunder(node)
         else:
@@ -1181,7 +1187,7 @@ class FrameBuilder:
         return left is not None and left == isinstance(node.operator, cst.Or)
 
     def subscript(self, node: cst.Subscript) -> None:
-        if self._indexes_sequence_by_tensor(node):
+        if self._indexes_sequence_by_tensor(node) or self._sliced_by_tensor(node):
             return
         if not self.scope.is_tensor(node.value) or self.star_tuple(node.value):
             return
@@ -1191,6 +1197,30 @@ class FrameBuilder:
             self.emit_break(self.causes.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
         else:
             self.emit(EventKind.OP, node)
+
+    def _sliced_by_tensor(self, node: cst.Subscript) -> bool:
+        """`x[:n]`, `xs[a:b]`, `x[s]` with `s = slice(a, b)`, a bound being a tensor (of a tensor
+        or a list alike): Dynamo needs the bound as a Python int and calls `.item()` on it,
+        which it cannot trace (measured 2.13: GB0124), at BINARY_SUBSCR, which it cannot resume
+        after: the frame compiles up to a checkpoint or is skipped."""
+        held = any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
+                   and el.slice.value.value in self.tensor_slices for el in node.slice)
+        if not (held or any(self.scope.is_tensor(b) for el in node.slice for b in _slice_bounds(el))) \
+                or not self.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node,
+                        detail=cst.Module([]).code_for_node(node))
+        return True
+
+    def _slice_of_tensors(self, node: cst.Call) -> bool:
+        """`slice(lo, hi)` with a tensor bound: the builtin reads its value (GB0124) and Dynamo
+        resumes after the call; the slice it made breaks again where it is used."""
+        if self.resolver.qualify(node.func) != "builtins.slice" or not self.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND) \
+                or not any(self.scope.is_tensor(a.value) for a in node.args):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node, break_kind=BreakKind.RESUMABLE,
+                        detail=cst.Module([]).code_for_node(node))
+        return True
 
     def _indexes_sequence_by_tensor(self, node: cst.Subscript) -> bool:
         """`xs[i]` (or `xs[i] = v`) of a list or tuple with `i` a tensor: Dynamo needs the
@@ -1246,7 +1276,7 @@ class FrameBuilder:
         if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
             return
-        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node):
+        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self._slice_of_tensors(node):
             return
         self.causes.classify_call(node)
 
@@ -1784,3 +1814,11 @@ def _displayed(expr: cst.BaseExpression):
         for item in expr.elements:
             if isinstance(item, cst.DictElement):
                 yield from _displayed(item.value)
+
+
+def _slice_bounds(element: cst.SubscriptElement) -> list[cst.BaseExpression]:
+    """The bounds and step written in `a:b:c` (those present)."""
+    part = element.slice
+    if not isinstance(part, cst.Slice):
+        return []
+    return [b for b in (part.lower, part.upper, part.step) if b is not None]
