@@ -687,7 +687,7 @@ class FrameBuilder:
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
             sliced = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.slice" \
-                and any(self.scope.is_tensor(a.value) for a in value.args)
+                and any(self._tensor_bound(a.value) for a in value.args)
             (self.tensor_slices.add if sliced else self.tensor_slices.discard)(target.value)
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             (self.new_methods.add if self.causes.new_bound_method(value) else self.new_methods.discard)(target.value)
@@ -1205,18 +1205,24 @@ class FrameBuilder:
         after: the frame compiles up to a checkpoint or is skipped."""
         held = any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
                    and el.slice.value.value in self.tensor_slices for el in node.slice)
-        if not (held or any(self.scope.is_tensor(b) for el in node.slice for b in _slice_bounds(el))) \
+        if not (held or any(self._tensor_bound(b) for el in node.slice for b in _slice_bounds(el))) \
                 or not self.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND):
             return False
         self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node,
                         detail=cst.Module([]).code_for_node(node))
         return True
 
+    def _tensor_bound(self, bound: cst.BaseExpression) -> bool:
+        """A tensor the frame made, or one a call site passes in as an integer tensor: a
+        parameter only assumed to be a tensor (no call site, a library entry) is more likely
+        an int (`x[:, :seq_len]`)."""
+        return self.scope.is_tensor(bound) and (not self.is_graph_input(bound) or self.scope.is_integer_tensor(bound))
+
     def _slice_of_tensors(self, node: cst.Call) -> bool:
         """`slice(lo, hi)` with a tensor bound: the builtin reads its value (GB0124) and Dynamo
         resumes after the call; the slice it made breaks again where it is used."""
         if self.resolver.qualify(node.func) != "builtins.slice" or not self.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND) \
-                or not any(self.scope.is_tensor(a.value) for a in node.args):
+                or not any(self._tensor_bound(a.value) for a in node.args):
             return False
         self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node, break_kind=BreakKind.RESUMABLE,
                         detail=cst.Module([]).code_for_node(node))
