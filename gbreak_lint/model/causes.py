@@ -775,6 +775,9 @@ class CauseMatcher:
         if fn.is_generator and self.b.escaping_generator(node) or self.b.key.reconstructing:
             key = replace(key, reconstructing=True)  # its body (a callee's too) is traced again to rebuild it
             self.env.frame(key)
+        elif fn.is_generator and self.makes_context_object(node) and id(node) in self.b.returned_calls():
+            key = replace(key, take_yields=0)  # made to be returned: none of its body runs here
+            self.env.frame(key)
         start = len(self.b.events)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
         if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators):
@@ -958,6 +961,13 @@ class CauseMatcher:
         if not target.skip_first_param or not isinstance(func, cst.Attribute):
             return False
         return self._new_object_class(func.value) is not None
+
+    def makes_context_object(self, call: cst.Call) -> bool:
+        """A call of a project generator function decorated with `contextlib.contextmanager`:
+        it makes a context manager object holding the generator, not a generator."""
+        target = self.b.resolver.resolve(call.func)
+        fn = target.function if target is not None else None
+        return fn is not None and fn.is_generator and self._decorated_with(fn.decorators, fn.module, self.k.contextmanager_decorators)
 
     def new_bound_method(self, value: cst.BaseExpression) -> bool:
         """`Helper().run` / `h.run` of a plain object this frame created: a bound method that

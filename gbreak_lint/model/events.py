@@ -117,6 +117,8 @@ class FrameBuilder:
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
         self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
         self.stores_new_method = False  # a global or an attribute now holds such a method
+        self.context_objects: set[str] = set()  # locals holding a @contextmanager object made here
+        self.stores_context_object = False  # a global or an attribute now holds one
         self.tensor_slices: set[str] = set()  # locals holding `slice(a, b)` of a tensor bound
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
@@ -405,7 +407,10 @@ class FrameBuilder:
 
     def _consume_generator(self, node: cst.Name) -> None:
         """Any other use of a held generator (iterated, passed on, returned) runs the rest of its
-        body there; returned, Dynamo rebuilds it by tracing that rest (reconstructing)."""
+        body there; returned, Dynamo rebuilds it by tracing that rest (reconstructing). A
+        @contextmanager object returned is not rebuilt: the return fails first (GBL394)."""
+        if node.value in self.escaping and node.value in self.context_objects:
+            return
         made, taken = self.generators.pop(node.value)
         self._run_generator(node, made, skip_yields=taken, reconstructing=node.value in self.escaping)
 
@@ -575,13 +580,13 @@ class FrameBuilder:
             self.returns_tensor |= self.scope.is_tensor(node.value)
             self.returns_data_scalar |= self.scope.is_data_scalar(node.value)
             self.returns_object = self._is_object(node.value) and self.returns_object is not False
-            self._output_new_method(node)
+            self._unrebuildable_output(node)
             if isinstance(node.value, cst.Tuple):
                 flags = [self.scope.is_tensor(el.value) for el in node.value.elements]
                 old = self.returns_elements
                 self.returns_elements = tuple(a or b for a, b in zip(flags, old)) if len(old) == len(flags) else tuple(flags)
         elif isinstance(node, cst.Return):
-            self._output_new_method(node)
+            self._unrebuildable_output(node)
         elif isinstance(node, cst.Raise) and node.exc is not None:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
@@ -616,25 +621,36 @@ class FrameBuilder:
                     return True
         return False
 
-    def _output_new_method(self, node: cst.Return) -> None:
+    def _unrebuildable_output(self, node: cst.Return) -> None:
         """A frame compiled on its own rebuilds, at its return, what it returns and the globals
-        and attributes it wrote; a bound method of a plain object it created is something Dynamo
-        cannot rebuild (measured 2.13: GB0092 at the `return`, the frame is skipped; returning
-        the object itself is fine). Inlined, the value goes to the caller (BreakKind.OUTPUT)."""
-        returned = node.value is not None and any(self._new_method(v) for v in _displayed(node.value))
-        if (returned or self.stores_new_method) and self.causes.check_enabled(CauseCheck.OUTPUT_NEW_OBJECT_METHOD):
-            self.emit_break(self.causes.rule_for_check(CauseCheck.OUTPUT_NEW_OBJECT_METHOD), node)
+        and attributes it wrote. Measured 2.13, each fails at the `return` and the frame runs
+        eagerly from its last checkpoint (returning the object itself, or one made outside, is
+        fine); inlined, the value goes to the caller instead (BreakKind.OUTPUT):
+        - a bound method of a plain object the frame created (GB0092, Reconstruction failure);
+        - a @contextmanager object the frame created, entered or not (GB2533)."""
+        items = list(_displayed(node.value)) if node.value is not None else []
+        for check, made, stored in ((CauseCheck.OUTPUT_NEW_OBJECT_METHOD, self._new_method, self.stores_new_method),
+                                    (CauseCheck.OUTPUT_CONTEXT_OBJECT, self._context_object, self.stores_context_object)):
+            if (stored or any(made(v) for v in items)) and self.causes.check_enabled(check):
+                self.emit_break(self.causes.rule_for_check(check), node)
+                return
 
     def _new_method(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Name) and value.value in self.new_methods or self.causes.new_bound_method(value)
 
-    def _stores_new_method(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """`self.cb = Helper().run` / `global G; G = h.run`: left behind for the caller."""
+    def _context_object(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Name):
+            return value.value in self.context_objects
+        return isinstance(value, cst.Call) and self.causes.makes_context_object(value)
+
+    def _stores_output(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`self.cb = Helper().run` / `global G; G = cm(x)`: left behind for the caller."""
         declared = self.env.node_memo("declared_globals", self.function.node,
                                       lambda: declared_outer(self.function.node.body, (cst.Global,))) \
             if isinstance(self.source, FunctionInfo) else frozenset()
         if isinstance(target, cst.Attribute) or isinstance(target, cst.Name) and target.value in declared:
             self.stores_new_method |= self._new_method(value)
+            self.stores_context_object |= self._context_object(value)
 
     def _reads_default(self, expr: cst.BaseExpression) -> bool:
         """Does the expression read a parameter no call site passed (its default stands in)?
@@ -661,7 +677,7 @@ class FrameBuilder:
                         gb_code=self.env.knowledge.gb_codes["failed_assert_in_with" if in_with else "failed_assert"])
 
     def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        self._stores_new_method(target, value)
+        self._stores_output(target, value)
         if isinstance(target, cst.Attribute):
             self.causes.attribute_assign(target, value)
             return
@@ -689,6 +705,7 @@ class FrameBuilder:
             sliced = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.slice" \
                 and any(self._tensor_bound(a.value) for a in value.args)
             (self.tensor_slices.add if sliced else self.tensor_slices.discard)(target.value)
+            (self.context_objects.add if self._context_object(value) else self.context_objects.discard)(target.value)
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             (self.new_methods.add if self.causes.new_bound_method(value) else self.new_methods.discard)(target.value)
             self._hold_generator(target.value, value)
@@ -1530,11 +1547,14 @@ class FrameBuilder:
         (a parameter's item or attribute, a nonlocal): measured 2.13, GB8335."""
         return self.causes.check_enabled(CauseCheck.GENERATOR_MUTATION) and self._outer_write(node, owns_parameters=False)
 
+    def returned_calls(self) -> frozenset[int]:
+        """id() of the calls whose result the frame returns directly (`return t, make(t)`)."""
+        return self.env.node_memo("escaping_generators", self.function.node,
+                                  lambda: escaping_generator_calls(self.function.node))
+
     def escaping_generator(self, call: cst.Call) -> bool:
         """Does this frame return the generator the call makes (Dynamo then rebuilds it)?"""
-        escaping = self.env.node_memo("escaping_generators", self.function.node,
-                                      lambda: escaping_generator_calls(self.function.node))
-        return id(call) in escaping
+        return id(call) in self.returned_calls() and not self.causes.makes_context_object(call)  # that one fails at once
 
     def _writes_outside(self, node: cst.BaseSmallStatement, check: CauseCheck) -> bool:
         """A statement of a traced hook or higher-order op body changing state it does not own
