@@ -108,6 +108,7 @@ class CauseCheck(Vocab):
     SYMBOLIC_ASSERT = "symbolic_assert"  # an assert on sizes or ints that fails under dynamic=True
     OUTPUT_NEW_OBJECT_METHOD = "output_new_object_method"  # ... returned, or stored in a global or attribute
     OUTPUT_CONTEXT_OBJECT = "output_context_object"  # a @contextmanager object made here, returned or stored
+    OUTPUT_TYPE_UNION = "output_type_union"  # `int | None` (types.UnionType) returned or stored
     UNCAUGHT_RAISE = "uncaught_raise"  # a `raise` every trace of the frame reaches
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator

@@ -969,6 +969,24 @@ class CauseMatcher:
         fn = target.function if target is not None else None
         return fn is not None and fn.is_generator and self._decorated_with(fn.decorators, fn.module, self.k.contextmanager_decorators)
 
+    def type_union(self, value: cst.BaseExpression) -> bool:
+        """`torch.Tensor | None`, `int | str`: a types.UnionType (PEP 604) of classes, None and
+        generic aliases (`list[int]`). `typing.Optional[int]` is another object, rebuilt fine."""
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr)):
+            return False
+        return all(self.type_union(side) or self._names_type(side) for side in (value.left, value.right))
+
+    def _names_type(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return True
+        if isinstance(expr, cst.Subscript):  # `list[int]`
+            expr = expr.value
+        qual = self.b.resolver.qualify(expr)
+        if qual is None:
+            return False
+        return qual in self.k.builtin_types or self.env.project.klass(qual) is not None \
+            or qual.startswith("torch.") and qual.rsplit(".", 1)[-1][:1].isupper()
+
     def new_bound_method(self, value: cst.BaseExpression) -> bool:
         """`Helper().run` / `h.run` of a plain object this frame created: a bound method that
         Dynamo cannot rebuild when a resume function needs it (measured 2.13: GB0092)."""

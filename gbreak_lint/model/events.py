@@ -116,9 +116,10 @@ class FrameBuilder:
         self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
         self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
-        self.stores_new_method = False  # a global or an attribute now holds such a method
-        self.context_objects: set[str] = set()  # locals holding a @contextmanager object made here
-        self.stores_context_object = False  # a global or an attribute now holds one
+        # what the frame cannot hand back when compiled alone (see _unrebuildable_output): locals
+        # holding such a value -> its kind, and the kinds globals or attributes now hold
+        self.unrebuildable: dict[str, CauseCheck] = {}
+        self.stored_unrebuildable: list[CauseCheck] = []
         self.tensor_slices: set[str] = set()  # locals holding `slice(a, b)` of a tensor bound
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
@@ -409,7 +410,7 @@ class FrameBuilder:
         """Any other use of a held generator (iterated, passed on, returned) runs the rest of its
         body there; returned, Dynamo rebuilds it by tracing that rest (reconstructing). A
         @contextmanager object returned is not rebuilt: the return fails first (GBL394)."""
-        if node.value in self.escaping and node.value in self.context_objects:
+        if node.value in self.escaping and self.unrebuildable.get(node.value) == CauseCheck.OUTPUT_CONTEXT_OBJECT:
             return
         made, taken = self.generators.pop(node.value)
         self._run_generator(node, made, skip_yields=taken, reconstructing=node.value in self.escaping)
@@ -627,21 +628,26 @@ class FrameBuilder:
         eagerly from its last checkpoint (returning the object itself, or one made outside, is
         fine); inlined, the value goes to the caller instead (BreakKind.OUTPUT):
         - a bound method of a plain object the frame created (GB0092, Reconstruction failure);
-        - a @contextmanager object the frame created, entered or not (GB2533)."""
+        - a @contextmanager object the frame created, entered or not (GB2533);
+        - a union of types written with `|` (`torch.Tensor | None`, GB0092)."""
         items = list(_displayed(node.value)) if node.value is not None else []
-        for check, made, stored in ((CauseCheck.OUTPUT_NEW_OBJECT_METHOD, self._new_method, self.stores_new_method),
-                                    (CauseCheck.OUTPUT_CONTEXT_OBJECT, self._context_object, self.stores_context_object)):
-            if (stored or any(made(v) for v in items)) and self.causes.check_enabled(check):
+        kinds = self.stored_unrebuildable + [k for k in map(self._unrebuildable_kind, items) if k is not None]
+        for check in kinds:
+            if self.causes.check_enabled(check):
                 self.emit_break(self.causes.rule_for_check(check), node)
                 return
 
-    def _new_method(self, value: cst.BaseExpression) -> bool:
-        return isinstance(value, cst.Name) and value.value in self.new_methods or self.causes.new_bound_method(value)
-
-    def _context_object(self, value: cst.BaseExpression) -> bool:
+    def _unrebuildable_kind(self, value: cst.BaseExpression) -> CauseCheck | None:
         if isinstance(value, cst.Name):
-            return value.value in self.context_objects
-        return isinstance(value, cst.Call) and self.causes.makes_context_object(value)
+            return CauseCheck.OUTPUT_NEW_OBJECT_METHOD if value.value in self.new_methods \
+                else self.unrebuildable.get(value.value)
+        if self.causes.new_bound_method(value):
+            return CauseCheck.OUTPUT_NEW_OBJECT_METHOD
+        if isinstance(value, cst.Call) and self.causes.makes_context_object(value):
+            return CauseCheck.OUTPUT_CONTEXT_OBJECT
+        if self.causes.type_union(value):
+            return CauseCheck.OUTPUT_TYPE_UNION
+        return None
 
     def _stores_output(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`self.cb = Helper().run` / `global G; G = cm(x)`: left behind for the caller."""
@@ -649,8 +655,9 @@ class FrameBuilder:
                                       lambda: declared_outer(self.function.node.body, (cst.Global,))) \
             if isinstance(self.source, FunctionInfo) else frozenset()
         if isinstance(target, cst.Attribute) or isinstance(target, cst.Name) and target.value in declared:
-            self.stores_new_method |= self._new_method(value)
-            self.stores_context_object |= self._context_object(value)
+            kind = self._unrebuildable_kind(value)
+            if kind is not None:
+                self.stored_unrebuildable.append(kind)
 
     def _reads_default(self, expr: cst.BaseExpression) -> bool:
         """Does the expression read a parameter no call site passed (its default stands in)?
@@ -705,7 +712,11 @@ class FrameBuilder:
             sliced = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.slice" \
                 and any(self._tensor_bound(a.value) for a in value.args)
             (self.tensor_slices.add if sliced else self.tensor_slices.discard)(target.value)
-            (self.context_objects.add if self._context_object(value) else self.context_objects.discard)(target.value)
+            kind = self._unrebuildable_kind(value)
+            if kind is None or kind == CauseCheck.OUTPUT_NEW_OBJECT_METHOD:  # those are in new_methods
+                self.unrebuildable.pop(target.value, None)
+            else:
+                self.unrebuildable[target.value] = kind
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             (self.new_methods.add if self.causes.new_bound_method(value) else self.new_methods.discard)(target.value)
             self._hold_generator(target.value, value)
