@@ -690,7 +690,7 @@ class FrameBuilder:
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
-            if self._indexes_sequence_by_tensor(target):
+            if self._indexes_sequence_by_tensor(target) or self._indexed_by_scalar_tensor(target):
                 return
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
             self.causes.item_store_dunder(target, value)
@@ -1215,7 +1215,7 @@ class FrameBuilder:
         return left is not None and left == isinstance(node.operator, cst.Or)
 
     def subscript(self, node: cst.Subscript) -> None:
-        if self._indexes_sequence_by_tensor(node) or self._sliced_by_tensor(node):
+        if self._indexes_sequence_by_tensor(node) or self._sliced_by_tensor(node) or self._indexed_by_scalar_tensor(node):
             return
         if not self.scope.is_tensor(node.value) or self.star_tuple(node.value):
             return
@@ -1239,6 +1239,38 @@ class FrameBuilder:
         self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node,
                         detail=cst.Module([]).code_for_node(node))
         return True
+
+    def _indexed_by_scalar_tensor(self, node: cst.Subscript) -> bool:
+        """`y[b.argmax()]`, `y[:, m.sum() - 1] = v`: an index of a tensor is a 0-d integer tensor
+        holding data, the others slices or numbers; Dynamo reads its value (measured 2.13:
+        GB0033 "Data dependent operator", resumed). A 1-d index or a tensor made from constants
+        (`torch.tensor(2)`) is traced."""
+        indexes = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+        scalars = [i for i in indexes if self._scalar_data_integer(i)]
+        if not scalars or any(self.scope.is_tensor(i) for i in indexes if i not in scalars) \
+                or not self.scope.is_tensor(node.value) or not self.causes.check_enabled(CauseCheck.SCALAR_TENSOR_INDEX):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.SCALAR_TENSOR_INDEX), node,
+                        detail=cst.Module([]).code_for_node(scalars[0]))
+        return True
+
+    def _scalar_data_integer(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """A 0-d integer tensor computed from data: an index reduction of a tensor, or a full
+        reduction of an integer tensor, with no dim (`b.argmax()`, `mask.long().sum()`), give or
+        take an int (`n - 1`)."""
+        k = self.env.knowledge
+        if isinstance(expr, cst.Name) and expr.value in self.built and depth < 3:
+            return self._scalar_data_integer(self.built[expr.value], depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            sides = (expr.left, expr.right)
+            return any(isinstance(s, cst.Integer) for s in sides) and \
+                any(self._scalar_data_integer(s, depth + 1) for s in sides)
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)) or expr.args:
+            return False
+        method, receiver = expr.func.attr.value, expr.func.value
+        if not self.scope.is_tensor(receiver):
+            return False
+        return method in k.index_reductions or method in k.full_reductions and self.scope.is_integer_tensor(receiver)
 
     def _tensor_bound(self, bound: cst.BaseExpression) -> bool:
         """A tensor the frame made, or one a call site passes in as an integer tensor: a
