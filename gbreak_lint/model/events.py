@@ -120,6 +120,7 @@ class FrameBuilder:
         # holding such a value -> its kind, and the kinds globals or attributes now hold
         self.unrebuildable: dict[str, CauseCheck] = {}
         self.stored_unrebuildable: list[CauseCheck] = []
+        self.returns_unrebuildable = ""  # see FrameInfo
         self.tensor_slices: set[str] = set()  # locals holding `slice(a, b)` of a tensor bound
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
@@ -169,7 +170,8 @@ class FrameBuilder:
                          yields_tensor=self.yields_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
-                         eager_only=self.key.traced_hook, decided_by=frozenset(self.decided_by),
+                         returns_unrebuildable=self.returns_unrebuildable, eager_only=self.key.traced_hook,
+                         decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
 
@@ -631,8 +633,10 @@ class FrameBuilder:
         - a @contextmanager object the frame created, entered or not (GB2533);
         - a union of types written with `|` (`torch.Tensor | None`, GB0092)."""
         items = list(_displayed(node.value)) if node.value is not None else []
-        kinds = self.stored_unrebuildable + [k for k in map(self._unrebuildable_kind, items) if k is not None]
-        for check in kinds:
+        returned = [k for k in map(self._unrebuildable_kind, items) if k is not None]
+        if node.value is not None and not self.returns_unrebuildable:  # for a caller it is inlined into
+            self.returns_unrebuildable = self._unrebuildable_kind(node.value) or ""
+        for check in self.stored_unrebuildable + returned:
             if self.causes.check_enabled(check):
                 self.emit_break(self.causes.rule_for_check(check), node)
                 return
@@ -647,6 +651,10 @@ class FrameBuilder:
             return CauseCheck.OUTPUT_CONTEXT_OBJECT
         if self.causes.type_union(value):
             return CauseCheck.OUTPUT_TYPE_UNION
+        if isinstance(value, cst.Call):  # `return helper(x)` of a function returning one
+            target = self.resolver.resolve(value.func)
+            info = self.env.frame_if_built(self.causes.callee_key(target, value)) if target is not None else None
+            return CauseCheck(info.returns_unrebuildable) if info is not None and info.returns_unrebuildable else None
         return None
 
     def _stores_output(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:

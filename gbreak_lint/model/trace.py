@@ -311,6 +311,8 @@ class Tracer:
                 self._called_eagerly(info, ev, chain, entry)
                 continue
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
+                                               or ev.break_kind == BreakKind.OUTPUT and not ops  # empty graph:
+                                               # SkipFrame at the return, before outputs are rebuilt
                                                or _behind(ev.condition, not_taken)
                                                or ev.input_from >= 0 and not self._input_here(ev, resume, is_resume)):
                 continue

@@ -148,6 +148,9 @@ class FrameInfo:
     # eagerly, Dynamo cannot wrap the real iterator it is passed and breaks at its first step
     unwrappable_iterator: bool = False
     returns_object: bool = False  # every return is an instance of a plain project class (a model output)
+    # a return hands back a value a frame compiled alone cannot rebuild (a CauseCheck: a bound
+    # method or a @contextmanager object the frame made, a type union); its caller then does
+    returns_unrebuildable: str = ""
     returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
     closure_tensors: bool = False  # reads a closure cell the enclosing function fills with a tensor
     decided_by: frozenset[str] = frozenset()  # names read by `if` tests the Python values decided
