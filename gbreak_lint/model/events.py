@@ -9,11 +9,12 @@ import libcst as cst
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .causes import CauseMatcher
+from .indexing import IndexReads, slice_bounds
+from .outputs import FrameOutputs
 from .check_messages import message_argument, unconvertible_message
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
-from .frame_values import (FrameValues, assigned_names, constant_display, display_size, is_sequence_display,
-                           loaded_names, names_inner_scopes_read)
+from .frame_values import (FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read)
 from .liveness import descendants, live_after, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
@@ -116,12 +117,8 @@ class FrameBuilder:
         self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
         self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
-        # what the frame cannot hand back when compiled alone (see _unrebuildable_output): locals
-        # holding such a value -> its kind, and the kinds globals or attributes now hold
-        self.unrebuildable: dict[str, CauseCheck] = {}
-        self.stored_unrebuildable: list[CauseCheck] = []
-        self.returns_unrebuildable = ""  # see FrameInfo
-        self.tensor_slices: set[str] = set()  # locals holding `slice(a, b)` of a tensor bound
+        self.outputs = FrameOutputs(self)  # what it cannot hand back when compiled alone
+        self.index_reads = IndexReads(self)  # indexes and slice bounds whose value Dynamo reads
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
@@ -170,7 +167,7 @@ class FrameBuilder:
                          yields_tensor=self.yields_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
-                         returns_unrebuildable=self.returns_unrebuildable, eager_only=self.key.traced_hook,
+                         returns_unrebuildable=self.outputs.returned, eager_only=self.key.traced_hook,
                          decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
@@ -412,7 +409,7 @@ class FrameBuilder:
         """Any other use of a held generator (iterated, passed on, returned) runs the rest of its
         body there; returned, Dynamo rebuilds it by tracing that rest (reconstructing). A
         @contextmanager object returned is not rebuilt: the return fails first (GBL394)."""
-        if node.value in self.escaping and self.unrebuildable.get(node.value) == CauseCheck.OUTPUT_CONTEXT_OBJECT:
+        if node.value in self.escaping and self.outputs.holds_context_object(node.value):
             return
         made, taken = self.generators.pop(node.value)
         self._run_generator(node, made, skip_yields=taken, reconstructing=node.value in self.escaping)
@@ -583,13 +580,13 @@ class FrameBuilder:
             self.returns_tensor |= self.scope.is_tensor(node.value)
             self.returns_data_scalar |= self.scope.is_data_scalar(node.value)
             self.returns_object = self._is_object(node.value) and self.returns_object is not False
-            self._unrebuildable_output(node)
+            self.outputs.at_return(node)
             if isinstance(node.value, cst.Tuple):
                 flags = [self.scope.is_tensor(el.value) for el in node.value.elements]
                 old = self.returns_elements
                 self.returns_elements = tuple(a or b for a, b in zip(flags, old)) if len(old) == len(flags) else tuple(flags)
         elif isinstance(node, cst.Return):
-            self._unrebuildable_output(node)
+            self.outputs.at_return(node)
         elif isinstance(node, cst.Raise) and node.exc is not None:
             self.expr(node.exc)
         elif isinstance(node, cst.Assert):
@@ -624,49 +621,6 @@ class FrameBuilder:
                     return True
         return False
 
-    def _unrebuildable_output(self, node: cst.Return) -> None:
-        """A frame compiled on its own rebuilds, at its return, what it returns and the globals
-        and attributes it wrote. Measured 2.13, each fails at the `return` and the frame runs
-        eagerly from its last checkpoint (returning the object itself, or one made outside, is
-        fine); inlined, the value goes to the caller instead (BreakKind.OUTPUT):
-        - a bound method of a plain object the frame created (GB0092, Reconstruction failure);
-        - a @contextmanager object the frame created, entered or not (GB2533);
-        - a union of types written with `|` (`torch.Tensor | None`, GB0092)."""
-        items = list(_displayed(node.value)) if node.value is not None else []
-        returned = [k for k in map(self._unrebuildable_kind, items) if k is not None]
-        if node.value is not None and not self.returns_unrebuildable:  # for a caller it is inlined into
-            self.returns_unrebuildable = self._unrebuildable_kind(node.value) or ""
-        for check in self.stored_unrebuildable + returned:
-            if self.causes.check_enabled(check):
-                self.emit_break(self.causes.rule_for_check(check), node)
-                return
-
-    def _unrebuildable_kind(self, value: cst.BaseExpression) -> CauseCheck | None:
-        if isinstance(value, cst.Name):
-            return CauseCheck.OUTPUT_NEW_OBJECT_METHOD if value.value in self.new_methods \
-                else self.unrebuildable.get(value.value)
-        if self.causes.new_bound_method(value):
-            return CauseCheck.OUTPUT_NEW_OBJECT_METHOD
-        if isinstance(value, cst.Call) and self.causes.makes_context_object(value):
-            return CauseCheck.OUTPUT_CONTEXT_OBJECT
-        if self.causes.type_union(value):
-            return CauseCheck.OUTPUT_TYPE_UNION
-        if isinstance(value, cst.Call):  # `return helper(x)` of a function returning one
-            target = self.resolver.resolve(value.func)
-            info = self.env.frame_if_built(self.causes.callee_key(target, value)) if target is not None else None
-            return CauseCheck(info.returns_unrebuildable) if info is not None and info.returns_unrebuildable else None
-        return None
-
-    def _stores_output(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """`self.cb = Helper().run` / `global G; G = cm(x)`: left behind for the caller."""
-        declared = self.env.node_memo("declared_globals", self.function.node,
-                                      lambda: declared_outer(self.function.node.body, (cst.Global,))) \
-            if isinstance(self.source, FunctionInfo) else frozenset()
-        if isinstance(target, cst.Attribute) or isinstance(target, cst.Name) and target.value in declared:
-            kind = self._unrebuildable_kind(value)
-            if kind is not None:
-                self.stored_unrebuildable.append(kind)
-
     def _reads_default(self, expr: cst.BaseExpression) -> bool:
         """Does the expression read a parameter no call site passed (its default stands in)?
         A library entry is simulated with defaults a real caller would override, so what
@@ -692,13 +646,13 @@ class FrameBuilder:
                         gb_code=self.env.knowledge.gb_codes["failed_assert_in_with" if in_with else "failed_assert"])
 
     def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        self._stores_output(target, value)
+        self.outputs.assign(target, value)
         if isinstance(target, cst.Attribute):
             self.causes.attribute_assign(target, value)
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
-            if self._indexes_sequence_by_tensor(target) or self._indexed_by_scalar_tensor(target):
+            if self.index_reads.store(target):
                 return
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
             self.causes.item_store_dunder(target, value)
@@ -717,14 +671,7 @@ class FrameBuilder:
         if isinstance(target, cst.Name) and target.value in self._fresh_globals():
             self.new_globals.add(target.value)
         if isinstance(target, cst.Name):
-            sliced = isinstance(value, cst.Call) and self.resolver.qualify(value.func) == "builtins.slice" \
-                and any(self._tensor_bound(a.value) for a in value.args)
-            (self.tensor_slices.add if sliced else self.tensor_slices.discard)(target.value)
-            kind = self._unrebuildable_kind(value)
-            if kind is None or kind == CauseCheck.OUTPUT_NEW_OBJECT_METHOD:  # those are in new_methods
-                self.unrebuildable.pop(target.value, None)
-            else:
-                self.unrebuildable[target.value] = kind
+            self.index_reads.assign(target, value)
             (self.objects.add if self._is_object(value) else self.objects.discard)(target.value)
             (self.new_methods.add if self.causes.new_bound_method(value) else self.new_methods.discard)(target.value)
             self._hold_generator(target.value, value)
@@ -1188,7 +1135,7 @@ class FrameBuilder:
             for el in node.slice:
                 if isinstance(el.slice, cst.Index):
                     self.expr(el.slice.value)
-                for bound in _slice_bounds(el):
+                for bound in slice_bounds(el):
                     self.expr(bound)
             self.subscript(node)
             self.causes.operator_dunder(node)
@@ -1223,7 +1170,7 @@ class FrameBuilder:
         return left is not None and left == isinstance(node.operator, cst.Or)
 
     def subscript(self, node: cst.Subscript) -> None:
-        if self._indexes_sequence_by_tensor(node) or self._sliced_by_tensor(node) or self._indexed_by_scalar_tensor(node):
+        if self.index_reads.subscript(node):
             return
         if not self.scope.is_tensor(node.value) or self.star_tuple(node.value):
             return
@@ -1233,82 +1180,6 @@ class FrameBuilder:
             self.emit_break(self.causes.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
         else:
             self.emit(EventKind.OP, node)
-
-    def _sliced_by_tensor(self, node: cst.Subscript) -> bool:
-        """`x[:n]`, `xs[a:b]`, `x[s]` with `s = slice(a, b)`, a bound being a tensor (of a tensor
-        or a list alike): Dynamo needs the bound as a Python int and calls `.item()` on it,
-        which it cannot trace (measured 2.13: GB0124), at BINARY_SUBSCR, which it cannot resume
-        after: the frame compiles up to a checkpoint or is skipped."""
-        held = any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
-                   and el.slice.value.value in self.tensor_slices for el in node.slice)
-        if not (held or any(self._tensor_bound(b) for el in node.slice for b in _slice_bounds(el))) \
-                or not self.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND):
-            return False
-        self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node,
-                        detail=cst.Module([]).code_for_node(node))
-        return True
-
-    def _indexed_by_scalar_tensor(self, node: cst.Subscript) -> bool:
-        """`y[b.argmax()]`, `y[:, m.sum() - 1] = v`: an index of a tensor is a 0-d integer tensor
-        holding data, the others slices or numbers; Dynamo reads its value (measured 2.13:
-        GB0033 "Data dependent operator", resumed). A 1-d index or a tensor made from constants
-        (`torch.tensor(2)`) is traced."""
-        indexes = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
-        scalars = [i for i in indexes if self._scalar_data_integer(i)]
-        if not scalars or any(self.scope.is_tensor(i) for i in indexes if i not in scalars) \
-                or not self.scope.is_tensor(node.value) or not self.causes.check_enabled(CauseCheck.SCALAR_TENSOR_INDEX):
-            return False
-        self.emit_break(self.causes.rule_for_check(CauseCheck.SCALAR_TENSOR_INDEX), node,
-                        detail=cst.Module([]).code_for_node(scalars[0]))
-        return True
-
-    def _scalar_data_integer(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
-        """A 0-d integer tensor computed from data: an index reduction of a tensor, or a full
-        reduction of an integer tensor, with no dim (`b.argmax()`, `mask.long().sum()`), give or
-        take an int (`n - 1`)."""
-        k = self.env.knowledge
-        if isinstance(expr, cst.Name) and expr.value in self.built and depth < 3:
-            return self._scalar_data_integer(self.built[expr.value], depth + 1)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
-            sides = (expr.left, expr.right)
-            return any(isinstance(s, cst.Integer) for s in sides) and \
-                any(self._scalar_data_integer(s, depth + 1) for s in sides)
-        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)) or expr.args:
-            return False
-        method, receiver = expr.func.attr.value, expr.func.value
-        if not self.scope.is_tensor(receiver):
-            return False
-        return method in k.index_reductions or method in k.full_reductions and self.scope.is_integer_tensor(receiver)
-
-    def _tensor_bound(self, bound: cst.BaseExpression) -> bool:
-        """A tensor the frame made, or one a call site passes in as an integer tensor: a
-        parameter only assumed to be a tensor (no call site, a library entry) is more likely
-        an int (`x[:, :seq_len]`)."""
-        return self.scope.is_tensor(bound) and (not self.is_graph_input(bound) or self.scope.is_integer_tensor(bound))
-
-    def _slice_of_tensors(self, node: cst.Call) -> bool:
-        """`slice(lo, hi)` with a tensor bound: the builtin reads its value (GB0124) and Dynamo
-        resumes after the call; the slice it made breaks again where it is used."""
-        if self.resolver.qualify(node.func) != "builtins.slice" or not self.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND) \
-                or not any(self._tensor_bound(a.value) for a in node.args):
-            return False
-        self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_SLICE_BOUND), node, break_kind=BreakKind.RESUMABLE,
-                        detail=cst.Module([]).code_for_node(node))
-        return True
-
-    def _indexes_sequence_by_tensor(self, node: cst.Subscript) -> bool:
-        """`xs[i]` (or `xs[i] = v`) of a list or tuple with `i` a tensor: Dynamo needs the
-        index as a Python int and breaks reading it (measured 2.13: GB0124, resumed)."""
-        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
-                or not self.scope.is_tensor(node.slice[0].slice.value) \
-                or not self.causes.check_enabled(CauseCheck.SEQUENCE_INDEXED_BY_TENSOR):
-            return False
-        sequence = node.value
-        if not (is_sequence_display(self.function.node, sequence) or self.star_tuple(sequence)
-                or isinstance(sequence, cst.Name) and sequence.value in self.scope.tensor_sequences):
-            return False
-        self.emit_break(self.causes.rule_for_check(CauseCheck.SEQUENCE_INDEXED_BY_TENSOR), node)
-        return True
 
     def truthiness(self, test: cst.BaseExpression, hits: int = 1, compound: bool = True) -> None:
         """Python asks a value for its truth here: a tensor value is a data-dependent jump."""
@@ -1350,7 +1221,7 @@ class FrameBuilder:
         if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
             return
-        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self._slice_of_tensors(node):
+        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self.index_reads.slice_call(node):
             return
         self.causes.classify_call(node)
 
@@ -1880,22 +1751,3 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
                and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
                for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
 
-
-def _displayed(expr: cst.BaseExpression):
-    """The expression and, through tuple, list, set and dict displays, the values in it."""
-    yield expr
-    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
-        for el in expr.elements:
-            yield from _displayed(el.value)
-    elif isinstance(expr, cst.Dict):
-        for item in expr.elements:
-            if isinstance(item, cst.DictElement):
-                yield from _displayed(item.value)
-
-
-def _slice_bounds(element: cst.SubscriptElement) -> list[cst.BaseExpression]:
-    """The bounds and step written in `a:b:c` (those present)."""
-    part = element.slice
-    if not isinstance(part, cst.Slice):
-        return []
-    return [b for b in (part.lower, part.upper, part.step) if b is not None]

@@ -311,8 +311,7 @@ class Tracer:
                 self._called_eagerly(info, ev, chain, entry)
                 continue
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
-                                               or ev.break_kind == BreakKind.OUTPUT and not ops  # empty graph:
-                                               # SkipFrame at the return, before outputs are rebuilt
+                                               or self._empty_graph_skipped(info, ev, ops, strict_entry)
                                                or _behind(ev.condition, not_taken)
                                                or ev.input_from >= 0 and not self._input_here(ev, resume, is_resume)):
                 continue
@@ -682,6 +681,12 @@ class Tracer:
             method = ".".join(ev.target.qualname.split(".")[-2:])
             return Fate.UNRESUMABLE, Ctx(BlockKind.OPERATOR, ev.line, method), _outer_block(ev)
         return Fate.RESUMED, None, None
+
+    def _empty_graph_skipped(self, info: FrameInfo, ev: Event, ops: int, strict_entry: bool) -> bool:
+        """A frame that reaches its return having traced no op is skipped there (SkipFrame, "No
+        ops traced"), before its outputs are rebuilt, unless fullgraph / error_on_graph_break
+        is on (symbolic_convert._return): an output it cannot rebuild then is no break."""
+        return ev.break_kind == BreakKind.OUTPUT and not ops and self._strictness(info, ((info, ev),), strict_entry) is None
 
     def _strictness(self, info, path, strict_entry) -> str | None:
         """Why a break here raises instead of breaking, or None."""
