@@ -424,16 +424,20 @@ def _dynamic(node) -> bool:
     """`dynamic=True` on the compile call (`torch.compile(fn, dynamic=True)`), or on the
     compiler a call applies (`torch.compile(dynamic=True)(fn)`, a decorator)."""
     while isinstance(node, cst.Call):
-        if any(a.keyword is not None and a.keyword.value == "dynamic" and isinstance(a.value, cst.Name)
-               and a.value.value == "True" for a in node.args):
+        if _keyword_true(node, ("dynamic",)):
             return True
         node = node.func
     return False
 
 
 def _fullgraph(call: cst.Call) -> bool:
+    return _keyword_true(call, ("fullgraph", "nopython"))
+
+
+def _keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
+    """Is the first of these keywords the call passes written `True`?"""
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in ("fullgraph", "nopython"):
+        if arg.keyword is not None and arg.keyword.value in names:
             return isinstance(arg.value, cst.Name) and arg.value.value == "True"
     return False
 

@@ -772,10 +772,12 @@ class CauseMatcher:
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         if self._applied_function(fn) is not None:  # a break in its forward does not nest through apply
             mode = CallMode.NO_NESTING
-        if fn.is_generator and self.b.escaping_generator(node) or self.b.key.reconstructing:
+        context_object = self.contextmanager_function(fn)
+        returned = id(node) in self.b.returned_calls()
+        if fn.is_generator and returned and not context_object or self.b.key.reconstructing:
             key = replace(key, reconstructing=True)  # its body (a callee's too) is traced again to rebuild it
             self.env.frame(key)
-        elif fn.is_generator and self.makes_context_object(node) and id(node) in self.b.returned_calls():
+        elif context_object and returned:  # not rebuilt: the return fails first (GBL394)
             key = replace(key, take_yields=0)  # made to be returned: none of its body runs here
             self.env.frame(key)
         start = len(self.b.events)
@@ -966,8 +968,10 @@ class CauseMatcher:
         """A call of a project generator function decorated with `contextlib.contextmanager`:
         it makes a context manager object holding the generator, not a generator."""
         target = self.b.resolver.resolve(call.func)
-        fn = target.function if target is not None else None
-        return fn is not None and fn.is_generator and self._decorated_with(fn.decorators, fn.module, self.k.contextmanager_decorators)
+        return target is not None and self.contextmanager_function(target.function)
+
+    def contextmanager_function(self, fn: FunctionInfo) -> bool:
+        return fn.is_generator and self._decorated_with(fn.decorators, fn.module, self.k.contextmanager_decorators)
 
     def type_union(self, value: cst.BaseExpression) -> bool:
         """`torch.Tensor | None`, `int | str`: a types.UnionType (PEP 604) of classes, None and

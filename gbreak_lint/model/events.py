@@ -1474,10 +1474,6 @@ class FrameBuilder:
         return self.env.node_memo("escaping_generators", self.function.node,
                                   lambda: escaping_generator_calls(self.function.node))
 
-    def escaping_generator(self, call: cst.Call) -> bool:
-        """Does this frame return the generator the call makes (Dynamo then rebuilds it)?"""
-        return id(call) in self.returned_calls() and not self.causes.makes_context_object(call)  # that one fails at once
-
     def _writes_outside(self, node: cst.BaseSmallStatement, check: CauseCheck) -> bool:
         """A statement of a traced hook or higher-order op body changing state it does not own
         (side_effects.py)."""
@@ -1750,4 +1746,3 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
     return any(isinstance(h.type, cst.Name) and h.type.value == "GeneratorExit"
                and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
                for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
-

@@ -26,12 +26,13 @@ MAX_SPLIT_RUNS = 1
 # Calls Dynamo inlines with nested graph breaks allowed (inline_user_function_return with
 # allow_nested_graph_breaks=True: user functions, methods, properties, module calls).
 NESTING_CALLS = frozenset({CallMode.INLINE, CallMode.COMPREHENSION, CallMode.ATTRIBUTE, CallMode.OPERATOR})
+# Breaks met only by a frame compiled on its own, and the reason they give it: inlined, the
+# callee's `self` is initialised and what it returns goes to its caller, not through Dynamo's
+# output rebuilding.
+ALONE_ONLY = {BreakKind.OWN_FRAME: BlockKind.UNINITIALIZED, BreakKind.OUTPUT: BlockKind.OUTPUT}
 # Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
 # strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
 # a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
-# breaks met only by a frame compiled on its own: inlined, the callee's `self` is initialised
-# and what it returns goes to its caller, not through Dynamo's output rebuilding
-ALONE_ONLY = frozenset({BreakKind.OWN_FRAME, BreakKind.OUTPUT})
 NOT_OWN_FRAME = frozenset({CallMode.CHECKPOINT, CallMode.STRICT_HOP, CallMode.ATTRIBUTE_DUNDER, CallMode.DUNDER})
 
 
@@ -659,10 +660,8 @@ class Tracer:
             blocks = _try_with_blocks(point)
             if blocks:
                 return Fate.UNRESUMABLE, blocks[-1], _outer_block(point)
-        if site_event.break_kind == BreakKind.OWN_FRAME and ev is site_event:
-            return Fate.UNRESUMABLE, Ctx(BlockKind.UNINITIALIZED, ev.line), _outer_block(ev)
-        if site_event.break_kind == BreakKind.OUTPUT and ev is site_event:  # at the return: up to a checkpoint
-            return Fate.UNRESUMABLE, Ctx(BlockKind.OUTPUT, ev.line), _outer_block(ev)
+        if site_event.break_kind in ALONE_ONLY and ev is site_event:
+            return Fate.UNRESUMABLE, Ctx(ALONE_ONLY[site_event.break_kind], ev.line), _outer_block(ev)
         if site_event.break_kind == BreakKind.UNRESUMABLE and ev is site_event:
             return Fate.UNRESUMABLE, Ctx(BlockKind.CONTEXT_MANAGER, ev.line, site_event.detail), _outer_block(ev)
         if site_event.break_kind == BreakKind.INSTRUCTION and ev is site_event:
@@ -672,7 +671,6 @@ class Tracer:
                 return Fate.SKIPPED, Ctx(BlockKind.LOOP, point.line), None
         if site_event.break_kind == BreakKind.SKIP_FRAME and ev is site_event:
             return Fate.SKIPPED, Ctx(BlockKind.SKIP_FRAME, ev.line), None
-
         if ev.mode == CallMode.GENERATOR:
             return Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None
         if ev.mode in (CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER):  # a break under LOAD_ATTR cannot resume
