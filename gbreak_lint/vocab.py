@@ -148,6 +148,7 @@ class CauseCheck(Vocab):
     DATA_OF_NEW_TENSOR = "data_of_new_tensor"  # `t.data = v` on a tensor the compiled code made (GB0056)
     SCRIPTED_MODULE_CALL = "scripted_module_call"  # calling a torch.jit.script-ed module (GB4695)
     TRACED_MODULE_CALL = "traced_module_call"  # calling a torch.jit.trace-d module (GB0008 in torch)
+    RECURRENT_MODULE_CALL = "recurrent_module_call"  # calling an nn.RNN / nn.GRU / nn.LSTM held by name (GB0014)
     PROFILER_OBJECT_METHOD = "profiler_object_method"  # a method of a `with torch.profiler.profile() as p` object (GB0212)
     PASSED_TENSOR_SET = "passed_tensor_set"  # first use of a set of tensors passed in (GB0222)
     DYNAMIC_SHAPE_NO_META = "dynamic_shape_no_meta"  # a dynamic-output-shape op with no meta kernel (GB0036/GB0037)

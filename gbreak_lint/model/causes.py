@@ -123,6 +123,10 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
+        recurrent = self._recurrent_module(node.func)
+        if recurrent is not None and self.check_enabled(CauseCheck.RECURRENT_MODULE_CALL):
+            b.emit_break(self.rule_for_check(CauseCheck.RECURRENT_MODULE_CALL), node, detail=recurrent)
+            return
         if isinstance(node.func, cst.Attribute) and self._profiler_method(node) \
                 and self.check_enabled(CauseCheck.PROFILER_OBJECT_METHOD):
             b.emit_break(self.rule_for_check(CauseCheck.PROFILER_OBJECT_METHOD), node, detail=node.func.attr.value)
@@ -210,20 +214,38 @@ class CauseMatcher:
         if held or b.scope.is_tensor(node) and not b.star_tuple(node):
             b.emit(EventKind.OP, node, detail=HELD_MODULE if held else "")
 
+    def _held_call(self, func: cst.BaseExpression):
+        """(the call, its module) that made the object a called local, attribute or global
+        holds (`self.sub = torch.jit.script(...)`, `rnn = nn.LSTM(8, 8)`); (None, None) for
+        parameters, rebound names and anything not made by a call."""
+        b = self.b
+        if isinstance(func, cst.Name) and func.value in b.built:
+            return b.built[func.value], b.module
+        if isinstance(func, cst.Name) and (func.value in b.rebound or func.value in b.key.arguments
+                                           or any(p.name == func.value for p in b.function.params)):
+            return None, None
+        value, module = b.resolver.held_value(func)
+        return (value, module) if isinstance(value, cst.Call) else (None, None)
+
+    def _recurrent_module(self, func: cst.BaseExpression) -> str | None:
+        """The torch recurrent layer class (nn.RNN, nn.GRU, nn.LSTM, or a project class deriving
+        one) of the module a call reaches through a name or an attribute: Dynamo refuses to
+        wrap such a module when it loads it (GB0014, while `config.allow_rnn` is off)."""
+        value, module = self._held_call(func)
+        if value is None:
+            return None
+        project = self.env.project
+        qual = project.qualify(value.func, module)
+        cls = project.klass(qual)
+        bases = project.external_bases(cls) if cls is not None else {qual}
+        return next((base for base in sorted(bases) if base in self.k.recurrent_modules), None)
+
     def _torchscript_module(self, func: cst.BaseExpression, makers: frozenset) -> bool:
         """A module one of `makers` turned into TorchScript (`torch.jit.script(nn.Linear(3, 3))`),
         held in a local, an attribute or a global. A scripted or traced function is not one."""
-        b = self.b
-        if isinstance(func, cst.Name) and func.value in b.built:
-            value, module = b.built[func.value], b.module
-        elif isinstance(func, cst.Name) and (func.value in b.rebound or func.value in b.key.arguments
-                                             or any(p.name == func.value for p in b.function.params)):
-            return False
-        else:
-            value, module = b.resolver.held_value(func)
+        value, module = self._held_call(func)
         project = self.env.project
-        if not isinstance(value, cst.Call) or not value.args \
-                or project.qualify(value.func, module) not in makers:
+        if value is None or not value.args or project.qualify(value.func, module) not in makers:
             return False
         made = value.args[0].value
         if isinstance(made, cst.Name):  # `inner = nn.Linear(3, 3)` at module level
