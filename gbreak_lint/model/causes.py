@@ -254,7 +254,7 @@ class CauseMatcher:
             return False
         qual = project.qualify(made.func, module)
         cls = project.klass(qual)
-        return bool(qual and self.k.is_module_class(qual)) or (cls is not None and b.resolver.is_nn_module(cls))
+        return bool(qual and self.k.is_module_class(qual)) or (cls is not None and self.b.resolver.is_nn_module(cls))
 
     def _held_layer(self, func: cst.BaseExpression) -> bool:
         """A torch layer this code did not build: a module-level one (`H(x)`), or a deep copy of
