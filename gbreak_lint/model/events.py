@@ -981,7 +981,11 @@ class FrameBuilder:
         self.uncertain -= 1
         self.ctx.pop()
         if node.orelse is not None and not body_ends:  # `else:` runs only when the body finished
+            # which the handlers say it may not: `try: del tb.x / except TypeError: pass / else:
+            # raise AssertionError` (a test's assertRaises) raises only if the body did not
+            self.uncertain += bool(node.handlers)
             self.block(node.orelse.body)
+            self.uncertain -= bool(node.handlers)
         if node.finalbody is not None:
             self.block(node.finalbody.body)
 
