@@ -7,6 +7,11 @@ Dynamo reads it with `.item()` and breaks:
   resumed), or the builtin `slice(a, b)` (at its call, resumed; its slice breaks again where
   it is used);
 - a tensor indexed by a 0-d integer tensor computed from data, `y[b.argmax()]` (GB0033, resumed).
+
+And one subscript that is no index at all: `C[int]` of a project class deriving
+`typing.Generic` makes a `typing._GenericAlias`, which Dynamo has no variable for (GB0116
+"Unexpected type in sourceless builder", resumed; calling the alias, `C[int]()`, breaks again).
+`typing.List[int]`, `list[int]` and `Optional[int]` are traced.
 """
 from __future__ import annotations
 
@@ -28,7 +33,8 @@ class IndexReads:
 
     def subscript(self, node: cst.Subscript) -> bool:
         """Emit the break reading `node` makes, if any (True then)."""
-        return self.sequence_by_tensor(node) or self._sliced_by_tensor(node) or self.by_scalar_tensor(node)
+        return self.sequence_by_tensor(node) or self._sliced_by_tensor(node) or self.by_scalar_tensor(node) \
+            or self._generic_alias(node)
 
     def store(self, node: cst.Subscript) -> bool:
         """Emit the break storing into `node` makes, if any (True then)."""
@@ -83,6 +89,19 @@ class IndexReads:
         self._emit(CauseCheck.TENSOR_SLICE_BOUND, node, node)
         return True
 
+    def _generic_alias(self, node: cst.Subscript) -> bool:
+        """`C[int]` with `C` a project class deriving `typing.Generic` (directly or not)."""
+        b = self.b
+        project = b.env.project
+        cls = project.klass(b.resolver.qualify(node.value))
+        if cls is None or not b.causes.check_enabled(CauseCheck.GENERIC_CLASS_SUBSCRIPT):
+            return False
+        generic = b.env.knowledge.generic_bases
+        if not any(base in generic for c in project.mro(cls) for base in _base_heads(project, c)):
+            return False
+        self._emit(CauseCheck.GENERIC_CLASS_SUBSCRIPT, node, node.value)
+        return True
+
     def _tensor_slice(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Call) and self.b.resolver.qualify(value.func) == "builtins.slice" \
             and any(self._tensor_bound(a.value) for a in value.args)
@@ -123,3 +142,11 @@ def slice_bounds(element: cst.SubscriptElement) -> list[cst.BaseExpression]:
     if not isinstance(part, cst.Slice):
         return []
     return [b for b in (part.lower, part.upper, part.step) if b is not None]
+
+
+def _base_heads(project, cls) -> list[str]:
+    """The qualified names of a class's bases with their subscripts dropped
+    (`typing.Generic[T]` -> `typing.Generic`)."""
+    module = project.modules[cls.module]
+    heads = (base.value if isinstance(base, cst.Subscript) else base for base in cls.bases)
+    return [q for q in (project.qualify(h, module) for h in heads) if q]
