@@ -10,6 +10,7 @@ import libcst as cst
 from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
+from .compiled_autograd import HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
 from .names import dotted, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
@@ -516,6 +517,11 @@ def walk_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleInde
     finder = _EntryFinder(project, knowledge, module)
     walk(module.parsed.module, finder)
     finder.add_passed_functions()
+    compiled = [fn for fn in map(project.function, (e.function for e in finder.entries)) if fn is not None]
+    finder.entries += compiled_autograd_entries(
+        project, knowledge, module, compiled, lambda fn, node, fullgraph: EntryPoint(
+            fn.qualname, module.path, module.parsed.line(node), fullgraph, COMPILED_AUTOGRAD,
+            module.parsed.span(node)))
     return EntryFacts(tuple(finder.entries), tuple(finder.configs), tuple(finder.wrapped))
 
 

@@ -9,6 +9,7 @@ import libcst as cst
 
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
+from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, children, find_all
@@ -883,10 +884,13 @@ class CauseMatcher:
         """`h.register_hook(fn)` on a tensor the graph computes: Dynamo traces `fn` there, on
         the gradient's stand-in (measured 2.13: a print or a write outside the hook breaks at
         this call, traced once per frame of the chain; a hook on a graph input or a parameter
-        is only registered). Hooks it cannot name are left alone."""
+        is only registered). Hooks it cannot name are left alone. Under compiled autograd the
+        hook is only registered too: the backward graph traces it (index.compiled_autograd)."""
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in self.k.traced_tensor_hooks and node.args):
             return False
+        if self.env.flag(COMPILED_AUTOGRAD_FLAG):
+            return True
         receiver = func.value
         if not self.b.scope.is_tensor(receiver) or self.b.is_graph_input(receiver):
             return False
