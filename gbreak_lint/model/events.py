@@ -99,6 +99,9 @@ class FrameBuilder:
         # sparse tensor (`s = x.to_sparse()` breaks; the resume function gets `s` as an input)
         self.unwrappable: dict[str, CauseCheck] = {n: CauseCheck.PASSED_TENSOR_SET for n, v in key.arguments
                                                    if v == PASSED_TENSOR_SET}
+        # locals holding a set this frame filled with tensors: kept across a break, the resume
+        # function gets it as an input and wraps it at its first use, as a set passed in
+        self.tensor_sets: set[str] = set()
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
         self.leaves_attribute_set = False  # see FrameInfo; set by a callee that leaves one set
@@ -495,6 +498,8 @@ class FrameBuilder:
         fields.setdefault("break_kind", rule.break_kind)
         fields.setdefault("gb_code", rule.gb_code)
         self.emit(EventKind.BREAK, node, rule=rule.code, **fields)
+        if fields["break_kind"] == BreakKind.RESUMABLE:
+            self.unwrappable.update(dict.fromkeys(self.tensor_sets, CauseCheck.PASSED_TENSOR_SET))
 
     # -- statements ------------------------------------------------------------------
     def block(self, body) -> bool:
@@ -666,6 +671,10 @@ class FrameBuilder:
         self.deleted_locals.difference_update(target_names(target))
         for name in target_names(target):
             self.unwrappable.pop(name, None)
+            self.tensor_sets.discard(name)
+        if isinstance(target, cst.Name) and isinstance(value, cst.Set) \
+                and any(self.scope.is_tensor(el.value) for el in value.elements):
+            self.tensor_sets.add(target.value)  # `seen = {a, b}`
         if isinstance(target, cst.Name) and self._makes_sparse(value):
             self.unwrappable[target.value] = CauseCheck.SPARSE_TENSOR_USE
         if isinstance(target, cst.Name) and target.value in self._fresh_globals():
@@ -1216,6 +1225,9 @@ class FrameBuilder:
             self.expr(func)
         for arg in node.args:
             self.expr(arg.value)
+        if isinstance(func, cst.Attribute) and func.attr.value == "add" and isinstance(func.value, cst.Name) \
+                and len(node.args) == 1 and self.scope.is_tensor(node.args[0].value):
+            self.tensor_sets.add(func.value.value)  # `seen.add(t)`: only sets have `add`
         if node.args and isinstance(node.args[0].value, cst.Lambda):  # `comptime(lambda ctx: ...)`
             self._comptime_body(func, node.args[0].value)
         if self._asks_tensor_truth(node) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
