@@ -12,6 +12,7 @@ from ..index.project import ProjectIndex, class_scope, is_nn_module
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .callables import Callables
+from .constructions import constructed_argument
 from .types import FnValue
 from .values import Const, Obj, literal
 
@@ -217,8 +218,19 @@ class CallResolver:
             owner = self.class_of(expr.value)
             found = self.project.class_attribute(owner, expr.attr.value) if owner else None
             if found is not None:
-                return found[1], self.project.modules[found[0].module]
+                holder, value = found
+                passed = self._passed_to_constructor(holder, value)
+                return passed or (value, self.project.modules[holder.module])
         return None, None
+
+    def _passed_to_constructor(self, holder: ClassInfo, value: cst.BaseExpression):
+        """`self.sub = sub` of an `__init__` parameter: (what the class's single construction
+        passes, its module)."""
+        init = self.project.method(holder, "__init__")
+        if not isinstance(value, cst.Name) or init is None or all(p.name != value.value for p in init.params):
+            return None
+        found = constructed_argument(self.project, self.callables, holder, value.value)
+        return (found[0], found[1]) if found is not None else None
 
     def _same_class(self, exprs, module: ModuleIndex) -> ClassInfo | None:
         classes = set()
@@ -292,13 +304,8 @@ class CallResolver:
             return isinstance(value, cst.Call) and self._torch_module_call(value, self.module)
         if not isinstance(expr, cst.Attribute):
             return False
-        cls = self.class_of(expr.value)
-        if cls is None:
-            return False
-        found = self.project.class_attribute(cls, expr.attr.value)
-        if found is None or not isinstance(found[1], cst.Call):
-            return False
-        return self._torch_module_call(found[1], self.project.modules[found[0].module])
+        value, module = self._attribute_value(expr)
+        return isinstance(value, cst.Call) and self._torch_module_call(value, module)
 
     def _torch_module_call(self, value: cst.Call, module) -> bool:
         qual = self.project.qualify(value.func, module)
