@@ -105,6 +105,7 @@ class CauseCheck(Vocab):
     UNSUPPORTED_CONTEXT_MANAGER = "unsupported_context_manager"
     NEW_OBJECT_METHOD = "new_object_method"  # a break inside a method of an object the frame made
     LIVE_NEW_OBJECT_METHOD = "live_new_object_method"  # a bound method of such an object live across a break
+    LIVE_CONTEXT_OBJECT = "live_context_object"  # a @contextmanager object the frame made, live across a break
     SYMBOLIC_ASSERT = "symbolic_assert"  # an assert on sizes or ints that fails under dynamic=True
     OUTPUT_NEW_OBJECT_METHOD = "output_new_object_method"  # ... returned, or stored in a global or attribute
     OUTPUT_CONTEXT_OBJECT = "output_context_object"  # a @contextmanager object made here, returned or stored

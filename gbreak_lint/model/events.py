@@ -119,7 +119,8 @@ class FrameBuilder:
         self.conditions: list[str] = []  # the unknown `if` tests (or their negations) around the walk
         self.break_points: dict[int, cst.CSTNode] = {}  # event index -> the node of a call / break event
         self.new_methods: set[str] = set()  # locals holding a bound method of an object made here
-        self.methods_held: dict[int, frozenset[str]] = {}  # break point -> those locals then
+        # break point -> the locals then holding what Dynamo cannot rebuild, and what that is
+        self.unrebuildable_held: dict[int, dict[str, CauseCheck]] = {}
         self.outputs = FrameOutputs(self)  # what it cannot hand back when compiled alone
         self.index_reads = IndexReads(self)  # indexes and slice bounds whose value Dynamo reads
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
@@ -280,12 +281,14 @@ class FrameBuilder:
 
     def _unrebuildable_resumes(self, fn: FunctionInfo) -> tuple[Event, ...]:
         """Mark the break points after which a live local holds a bound method of an object this
-        frame made (`f = Helper().run`, read later): the resume function needs it rebuilt,
-        which Dynamo cannot do (measured 2.13: GB0092 at the break, the frame runs eagerly)."""
+        frame made (`f = Helper().run`, read later) or a @contextmanager object it made (`ctx =
+        scope()`, entered later): the resume function needs it rebuilt, which Dynamo cannot do
+        (measured 2.13: GB0092 / GB2533 at the break, the frame runs eagerly)."""
         out = list(self.events)
-        for i, names in self.methods_held.items():
-            if live_after(self._statements(fn), out[i].line) & names:
-                out[i] = replace(out[i], rebuilds_method=True)
+        for i, kinds in self.unrebuildable_held.items():
+            live = sorted(live_after(self._statements(fn), out[i].line) & kinds.keys())
+            if live:
+                out[i] = replace(out[i], rebuilds_local=kinds[live[0]].value)
         for i, held in self.generators_held.items():
             self._rebuild_live_generator(fn, out, i, held)
         return tuple(out)
@@ -488,8 +491,10 @@ class FrameBuilder:
             fields.setdefault("condition", " and ".join(self.conditions))
         if kind in (EventKind.CALL, EventKind.BREAK):
             self.break_points[len(self.events)] = node
-            if self.new_methods:
-                self.methods_held[len(self.events)] = frozenset(self.new_methods)
+            held = {**dict.fromkeys(self.new_methods, CauseCheck.LIVE_NEW_OBJECT_METHOD),
+                    **{n: CauseCheck.LIVE_CONTEXT_OBJECT for n in self.outputs.held if self.outputs.holds_context_object(n)}}
+            if held:
+                self.unrebuildable_held[len(self.events)] = held
             if self.generators:
                 self.generators_held[len(self.events)] = dict(self.generators)
         self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))

@@ -619,8 +619,8 @@ class Tracer:
         So too at `ctx.__enter__()` by hand of a @contextmanager object whose generator breaks."""
         handled_here = not self.nested or ev.mode == CallMode.NO_NESTING  # the break does not nest through the call
         rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and handled_here else None
-        if rule is None and ev.rebuilds_method:  # the method is in a live local: with nested breaks too
-            rule = self.env.checks.get(CauseCheck.LIVE_NEW_OBJECT_METHOD)
+        if rule is None and ev.rebuilds_local:  # held in a live local: with nested breaks too
+            rule = self.env.checks.get(CauseCheck(ev.rebuilds_local))
         if ev.context_by_hand:
             rule = self.env.checks.get(CauseCheck.CONTEXT_BY_HAND)
         if rule is None or self.env.flag(rule.unless_config):

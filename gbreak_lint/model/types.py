@@ -104,7 +104,9 @@ class Event:
     mode: CallMode = CallMode.INLINE
     ops_before_block: int = 0
     new_receiver: bool = False  # a method of a (non-module) object this frame created: `Helper().run(x)`
-    rebuilds_method: bool = False  # a live local holds a bound method of an object this frame made
+    # a live local holds what the resume function cannot get rebuilt: the check saying what
+    # (a bound method of an object this frame made, a @contextmanager object it made)
+    rebuilds_local: str = ""
     # a live local holds a generator this frame made: Dynamo rebuilds it for the resume
     # function by tracing the rest of its body (this key), where a break stops the frame
     rebuilds_generator: FrameKey | None = None
