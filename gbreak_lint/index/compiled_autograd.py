@@ -16,7 +16,7 @@ import libcst as cst
 
 from ..knowledge import Knowledge
 from ..walk import find_all
-from .names import dotted
+from .names import FULLGRAPH_KEYWORDS, dotted, keyword_true
 from .project import ProjectIndex
 from .symbols import FunctionInfo, ModuleIndex
 
@@ -25,37 +25,29 @@ CONFIG_FLAG = "compiled_autograd"
 
 
 def compiled_autograd_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
-                              compiled: list[FunctionInfo], make_entry) -> list:
+                              compiled: list[FunctionInfo], flag_set: bool, make_entry) -> list:
     """Entries for the backward code of this module when it turns compiled autograd on;
-    `compiled` are the module's compiled functions, `make_entry(fn, node, fullgraph)` builds one."""
+    `compiled` are the module's compiled functions, `flag_set` whether it sets the config flag
+    (entries.py reads config assignments and patches), `make_entry(fn, node, fullgraph)`
+    builds one."""
     if CONFIG_FLAG not in module.parsed.text:
         return []
-    fullgraph = _enabled(project, knowledge, module, compiled)
+    calls = find_all(module.parsed.module, (cst.Call,))
+    fullgraph = _enabled(project, knowledge, module, calls, flag_set and any(map(_runs_backward, compiled)))
     if fullgraph is None:
         return []
-    out = []
-    for fn, node in _backward_code(project, knowledge, module):
-        out.append(make_entry(fn, node, fullgraph))
-    return out
+    return [make_entry(fn, node, fullgraph) for fn, node in _backward_code(project, knowledge, module, calls)]
 
 
-def _enabled(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex,
-             compiled: list[FunctionInfo]) -> bool | None:
+def _enabled(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex, calls: list,
+             by_flag: bool) -> bool | None:
     """None when the module does not turn compiled autograd on; else whether the backward
     graph is compiled with fullgraph. The config flag acts on a backward run from inside a
     compiled function (measured 2.13: one run after the compiled call returned is not traced)."""
-    fullgraph = None
-    for node in find_all(module.parsed.module, (cst.Assign, cst.Call)):
-        if isinstance(node, cst.Assign):
-            target = node.targets[0].target
-            if isinstance(target, cst.Attribute) and target.attr.value == CONFIG_FLAG \
-                    and project.qualify(target.value, module) in knowledge.config_prefixes \
-                    and isinstance(node.value, cst.Name) and node.value.value == "True" \
-                    and any(_runs_backward(fn) for fn in compiled):
-                fullgraph = bool(fullgraph)
-        elif project.qualify(node.func, module) in knowledge.compiled_autograd_enablers and node.args:
-            fullgraph = bool(fullgraph) or _compiles_fullgraph(project, knowledge, module, node.args[0].value)
-    return fullgraph
+    enablers = [c for c in calls if c.args and project.qualify(c.func, module) in knowledge.compiled_autograd_enablers]
+    if not by_flag and not enablers:
+        return None
+    return any(_compiles_fullgraph(project, knowledge, module, c.args[0].value) for c in enablers)
 
 
 def _runs_backward(fn: FunctionInfo) -> bool:
@@ -67,25 +59,20 @@ def _compiles_fullgraph(project: ProjectIndex, knowledge: Knowledge, module: Mod
                         compiler: cst.BaseExpression) -> bool:
     """Does the compiler function given to `_enable` compile the graph with fullgraph=True?"""
     fn = project.function(project.qualify(compiler, module))
-    if fn is None:
-        return False
-    for call in find_all(fn.node, (cst.Call,)):
-        if project.qualify(call.func, module, fn) in knowledge.compile_functions and any(
-                a.keyword is not None and a.keyword.value == "fullgraph"
-                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args):
-            return True
-    return False
+    return fn is not None and any(
+        project.qualify(call.func, module, fn) in knowledge.compile_functions and keyword_true(call, FULLGRAPH_KEYWORDS)
+        for call in find_all(fn.node, (cst.Call,)))
 
 
-def _backward_code(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex):
+def _backward_code(project: ProjectIndex, knowledge: Knowledge, module: ModuleIndex, calls: list):
     """(function, node to anchor the entry at): the `backward` of each autograd.Function
     class of the module and the project functions passed to `register_hook`."""
-    for cls in module.classes.values():
-        bases = {project.qualify(b, module) for b in cls.bases}
-        backward = project.function(cls.methods.get("backward"))
-        if bases & knowledge.autograd_function_bases and backward is not None:
-            yield backward, backward.node
-    for call in find_all(module.parsed.module, (cst.Call,)):
+    methods = (project.method(cls, "backward") for cls in module.classes.values()
+               if project.external_bases(cls) & knowledge.autograd_function_bases)
+    backwards = {fn.qualname: fn for fn in methods if fn is not None}  # (a base's, once)
+    for backward in backwards.values():
+        yield backward, backward.node
+    for call in calls:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "register_hook" and call.args:
             hook = _hook_function(project, module, call.args[0].value)
             if hook is not None:

@@ -10,8 +10,8 @@ import libcst as cst
 from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
-from .compiled_autograd import HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
-from .names import dotted, unpacked
+from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
+from .names import FULLGRAPH_KEYWORDS, dotted, keyword_true, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module
 from .symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import walk
@@ -425,22 +425,14 @@ def _dynamic(node) -> bool:
     """`dynamic=True` on the compile call (`torch.compile(fn, dynamic=True)`), or on the
     compiler a call applies (`torch.compile(dynamic=True)(fn)`, a decorator)."""
     while isinstance(node, cst.Call):
-        if _keyword_true(node, ("dynamic",)):
+        if keyword_true(node, ("dynamic",)):
             return True
         node = node.func
     return False
 
 
 def _fullgraph(call: cst.Call) -> bool:
-    return _keyword_true(call, ("fullgraph", "nopython"))
-
-
-def _keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
-    """Is the first of these keywords the call passes written `True`?"""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in names:
-            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
-    return False
+    return keyword_true(call, FULLGRAPH_KEYWORDS)
 
 
 @dataclass(frozen=True)
@@ -518,8 +510,9 @@ def walk_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleInde
     walk(module.parsed.module, finder)
     finder.add_passed_functions()
     compiled = [fn for fn in map(project.function, (e.function for e in finder.entries)) if fn is not None]
+    flag_set = any(c.flag == COMPILED_AUTOGRAD_FLAG and c.value for c in finder.configs)
     finder.entries += compiled_autograd_entries(
-        project, knowledge, module, compiled, lambda fn, node, fullgraph: EntryPoint(
+        project, knowledge, module, compiled, flag_set, lambda fn, node, fullgraph: EntryPoint(
             fn.qualname, module.path, module.parsed.line(node), fullgraph, COMPILED_AUTOGRAD,
             module.parsed.span(node)))
     return EntryFacts(tuple(finder.entries), tuple(finder.configs), tuple(finder.wrapped))

@@ -60,3 +60,14 @@ def unpacked(target, value) -> list[tuple]:
             and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
         return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
     return [(target, value)]
+
+
+FULLGRAPH_KEYWORDS = ("fullgraph", "nopython")  # torch.compile's, and the legacy optimize()'s
+
+
+def keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
+    """Is the first of these keywords the call passes written `True`?"""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in names:
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return False

@@ -492,7 +492,7 @@ class FrameBuilder:
         if kind in (EventKind.CALL, EventKind.BREAK):
             self.break_points[len(self.events)] = node
             held = {**dict.fromkeys(self.new_methods, CauseCheck.LIVE_NEW_OBJECT_METHOD),
-                    **{n: CauseCheck.LIVE_CONTEXT_OBJECT for n in self.outputs.held if self.outputs.holds_context_object(n)}}
+                    **dict.fromkeys(self.outputs.context_objects(), CauseCheck.LIVE_CONTEXT_OBJECT)}
             if held:
                 self.unrebuildable_held[len(self.events)] = held
             if self.generators:

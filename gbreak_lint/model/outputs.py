@@ -73,6 +73,10 @@ class FrameOutputs:
     def holds_context_object(self, name: str) -> bool:
         return self.held.get(name) == CauseCheck.OUTPUT_CONTEXT_OBJECT
 
+    def context_objects(self) -> list[str]:
+        """The locals now holding a @contextmanager object the frame made."""
+        return [name for name in self.held if self.holds_context_object(name)]
+
     def _globals(self) -> frozenset[str]:
         b = self.b
         if not isinstance(b.source, FunctionInfo):
