@@ -236,6 +236,10 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         arguments[name] = found if found is not None else PASSED_UNKNOWN
     passed = {name for name, _ in pairs}
     tensors -= {p.name for p in params if p.name not in passed}  # left at its default (`x=None`)
+    for p in params:  # a call site seen leaving it out: its default is what the trace sees
+        default = literal(p.default) if p.name not in passed and p.name not in arguments else None
+        if default is not None:
+            arguments[p.name] = default
     arguments.update(star_arguments(params, positional, call.args,
                                     lambda value: _is_tensor_expr(project, knowledge, module, value),
                                     value_of=literal))

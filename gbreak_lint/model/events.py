@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
+from .builtin_kinds import BuiltinKinds
 from .causes import CauseMatcher
 from .indexing import IndexReads, slice_bounds
 from .outputs import FrameOutputs
@@ -102,6 +103,7 @@ class FrameBuilder:
         # locals holding a set this frame filled with tensors: kept across a break, the resume
         # function gets it as an input and wraps it at its first use, as a set passed in
         self.tensor_sets: set[str] = set()
+        self._kinds: BuiltinKinds | None = None
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
         self.leaves_attribute_set = False  # see FrameInfo; set by a callee that leaves one set
@@ -773,14 +775,30 @@ class FrameBuilder:
         evaluator = self.values.evaluator
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)) or node.value is None:
             return
+        kinds = self._builtin_kinds()
         found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr),
-                                    lambda expr: display_size(self.function.node, expr))
+                                    self._known_length, kinds.raised_by)
+        if found is None and isinstance(node, cst.Assign):
+            found = next(filter(None, (kinds.store_raises(t.target) for t in node.targets)), None)
         if found is None and isinstance(node, cst.Assign):
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
         if found is None:
             found = self._operands_unsupported(node.value)
         if found is not None and not self._reads_default(node.value):
             self._raises(node, found)
+
+    def _known_length(self, expr: cst.BaseExpression) -> int | None:
+        """How many items a list/tuple display (or a local bound once to one) holds."""
+        found = display_size(self.function.node, expr)
+        if found is None:
+            held = constant_display(self.function.node, expr)
+            found = len(held) if held is not None else None
+        return found
+
+    def _builtin_kinds(self) -> BuiltinKinds:
+        if self._kinds is None:  # (one per frame: it memoises its locals' kinds)
+            self._kinds = BuiltinKinds(self.function.node, self.resolver.qualify, self.values.evaluator.value)
+        return self._kinds
 
     def _operands_unsupported(self, expr: cst.BaseExpression) -> str | None:
         """`a - b` on instances of project classes (with no base outside the project) that
@@ -934,7 +952,7 @@ class FrameBuilder:
         if in_loop:
             self.ctx.pop()
         self._iterates_passed_iterator(node.iter)
-        raised = self.values.evaluator.iteration_raises(node.iter)
+        raised = self.values.evaluator.iteration_raises(node.iter, self._known_length)
         if raised is not None:  # `for v in n` of a number: iter() raises before the body runs
             self._raises(node.iter, raised)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))

@@ -276,12 +276,13 @@ class ValueEvaluator:
             return None
 
     def raised_by(self, expr: cst.BaseExpression, display: Callable = lambda e: None,
-                  size: Callable = lambda e: None) -> str | None:
+                  size: Callable = lambda e: None, by_kind: Callable = lambda e: None) -> str | None:
         """The exception evaluating `expr` raises on the values known here (`xs.index(v)` of a
         value not in a known list, an index past a known tuple's end, a division by zero), or
         None. Dynamo evaluates such constants as it traces, so it raises there too. `display`:
         the constants a list expression is known to hold (a list never changed in place);
-        `size`: how many items it holds (`[x]` of a tensor)."""
+        `size`: how many items it holds (`[x]` of a tensor); `by_kind`: the TypeError the
+        operands' builtin types decide (model.builtin_kinds)."""
         for node in self._evaluated(expr):
             found = None
             if isinstance(node, cst.Attribute):
@@ -293,9 +294,11 @@ class ValueEvaluator:
             elif isinstance(node, cst.BinaryOperation):
                 found = self._division_raises(node)
             elif isinstance(node, _COMPREHENSIONS):
-                found = self.iteration_raises(node.for_in.iter)
+                found = self.iteration_raises(node.for_in.iter, size)
             elif isinstance(node, cst.Call):
-                found = self._lookup_raises(node, display)
+                found = self._lookup_raises(node, display) or self._consumer_raises(node, size)
+            if found is None and not self.is_tensor(node):
+                found = by_kind(node)
             if found is not None:
                 return found
         return None
@@ -324,12 +327,37 @@ class ValueEvaluator:
             stack.extend(reversed(children(node)))
         return out
 
-    def iteration_raises(self, iterable: cst.BaseExpression) -> str | None:
+    def iteration_raises(self, iterable: cst.BaseExpression, size: Callable = lambda e: None) -> str | None:
         """`for v in 1`, `(x for x in s)` with `s` known to be a number, a bool or None:
-        `iter()` raises TypeError (a comprehension's first iterable is evaluated where it is)."""
+        `iter()` raises TypeError (a comprehension's first iterable is evaluated where it is).
+        A `zip(..., strict=True)` of known lengths that differ raises ValueError once the
+        shortest is exhausted, which the loop reaches."""
         known = self.value(iterable)
-        return "TypeError" if known is not None and (known.value is None or type(known.value) in (int, float, bool)) \
-            else None
+        if known is not None and (known.value is None or type(known.value) in (int, float, bool)):
+            return "TypeError"
+        return self._strict_zip_raises(iterable, size)
+
+    def _consumer_raises(self, node: cst.Call, size: Callable) -> str | None:
+        """`list(zip(a, b, strict=True))`: the builtin that drains its argument reaches the end."""
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star \
+                or self.qualify(node.func) not in _DRAINING:
+            return None
+        return self._strict_zip_raises(node.args[0].value, size)
+
+    def _strict_zip_raises(self, expr: cst.BaseExpression, size: Callable) -> str | None:
+        if not isinstance(expr, cst.Call) or self.qualify(expr.func) != "builtins.zip":
+            return None
+        strict = [a for a in expr.args if a.keyword is not None and a.keyword.value == "strict"]
+        if len(strict) != 1 or literal(strict[0].value) != Const(True) or any(a.star for a in expr.args):
+            return None
+        lengths = {self._length(a.value, size) for a in expr.args if a.keyword is None}
+        return "ValueError" if None not in lengths and len(lengths) > 1 else None
+
+    def _length(self, expr: cst.BaseExpression, size: Callable) -> int | None:
+        known = self.value(expr)
+        if known is not None and isinstance(known.value, (tuple, str, Seq)):
+            return len(known.value)
+        return display_length(expr) if display_length(expr) is not None else size(expr)
 
     def unpack_raises(self, target: cst.BaseExpression, value: cst.BaseExpression) -> str | None:
         """`a, b = (1, 2, 3)`: a known number of values unpacked into another number of names."""
@@ -558,6 +586,11 @@ class ValueEvaluator:
     def _len_of_display(expr) -> Const | None:
         found = display_length(expr)
         return Const(found) if found is not None else None
+
+
+# builtins that run an iterator to its end
+_DRAINING = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted",
+                       "builtins.sum", "builtins.max", "builtins.min", "builtins.frozenset"})
 
 
 def display_kind(expr) -> str:
