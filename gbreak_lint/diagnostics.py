@@ -1,6 +1,7 @@
 """Plain frozen result types shared by every stage (no behaviour beyond ordering)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 KINDS = ("graph-break", "frame-skipped", "frame-partial", "compile-error", "advice", "syntax-error")
@@ -17,12 +18,16 @@ class Span:
     end_column: int
 
 
+# a second `def f` in one body is indexed as `f~LINE` (index.symbols.REDEFINED): shown as `f`
+_REDEFINITION_LINE = re.compile(r"~\d+$")
+
+
 def short_name(qualname: str) -> str:
     """`pkg.mod.Class.method` -> `Class.method`, `pkg.mod.func` -> `func` (the path names the
     module); a lambda's `<lambda>@15:30` -> `<lambda>` (the chain tells where)."""
     if ".<lambda>@" in qualname:
         return "<lambda>"
-    parts = qualname.split(".")
+    parts = [_REDEFINITION_LINE.sub("", part) for part in qualname.split(".")]
     for i, part in enumerate(parts[:-1]):
         if part[:1].isupper():
             return ".".join(parts[i:])

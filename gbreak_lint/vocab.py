@@ -128,6 +128,7 @@ class CauseCheck(Vocab):
     GENERIC_CLASS_SUBSCRIPT = "generic_class_subscript"  # `C[int]` of a class deriving typing.Generic (GB0116)
     TENSOR_NUMBER_ARGUMENT = "tensor_number_argument"  # a tensor where a torch op takes a number (`torch.zeros(n)`)
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
+    BROADCAST_MISMATCH = "broadcast_mismatch"  # an elementwise op on tensors whose known sizes do not broadcast
     HOOK_SIDE_EFFECT = "hook_side_effect"  # a tensor hook traced at registration writes outside itself
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
     PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)

@@ -9,7 +9,7 @@ from .common import diagnostic, render
 
 REGION = {StrictReason.FULLGRAPH: "fullgraph=True", StrictReason.ERROR_ON_GRAPH_BREAK: "error_on_graph_break(True)",
           StrictReason.HIGHER_ORDER_OP: "a higher-order op that must be captured whole (cond, map, while_loop, scan)",
-          StrictReason.FAKE_TENSOR: "a call Dynamo runs on fake tensors (an allow_in_graph function, a custom op)"
+          StrictReason.FAKE_TENSOR: "an op Dynamo runs on fake tensors (an allow_in_graph function, a custom op, an elementwise op)"
                                     " that fails there (GB4315, with or without fullgraph)"}
 
 

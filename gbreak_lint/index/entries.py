@@ -119,6 +119,20 @@ class _EntryFinder(cst.CSTVisitor):
                 and self.value_of(a.value.value) is not None else a for a in instance.args]
         return instance.with_changes(args=args)
 
+    def fullgraph(self, call: cst.Call) -> bool:
+        """`fullgraph=True`, or a name holding True: a local or global bound to it, or a
+        parameter of an enclosing function whose default is True (a test parametrised on it)."""
+        held = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in FULLGRAPH_KEYWORDS),
+                    None)
+        if not isinstance(held, cst.Name) or held.value in ("True", "False"):
+            return keyword_true(call, FULLGRAPH_KEYWORDS)
+        bound = self.value_of(held.value)
+        if bound is None:
+            defaults = [p.default for fn in reversed(self.stack) if fn is not None
+                        for p in fn.params if p.name == held.value]
+            bound = defaults[0] if defaults else None
+        return isinstance(bound, cst.Name) and bound.value == "True"
+
     def value_of(self, name: str) -> cst.BaseExpression | None:
         for scope in reversed(self.local_values):
             if name in scope:
@@ -161,7 +175,7 @@ class _EntryFinder(cst.CSTVisitor):
                 or (call is not None and call.args and call.args[0].keyword is None):
             return
         fn = self.forward_of(cls) or self.project.method(cls, "__call__")
-        self.add(fn, expr, _fullgraph(call) if call is not None else False, "torch.compile on the class", cls=cls)
+        self.add(fn, expr, self.fullgraph(call) if call is not None else False, "torch.compile on the class", cls=cls)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.class_stack.pop()
@@ -185,9 +199,9 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(expr, cst.Call):
             qual = self.qualify(expr.func)
             if self.is_compile(qual) and (not expr.args or expr.args[0].keyword is not None):
-                self.add(fn, expr, _fullgraph(expr), "decorator")
+                self.add(fn, expr, self.fullgraph(expr), "decorator")
             elif qual in self.k.legacy_optimize:
-                self.add(fn, expr, _fullgraph(expr), "torch._dynamo.optimize decorator")
+                self.add(fn, expr, self.fullgraph(expr), "torch._dynamo.optimize decorator")
 
     # -- statements ------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
@@ -237,16 +251,16 @@ class _EntryFinder(cst.CSTVisitor):
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
-            self._compiled_value(node.args[0].value, node, _fullgraph(node), "torch.compile")
+            self._compiled_value(node.args[0].value, node, self.fullgraph(node), "torch.compile")
         elif isinstance(func, cst.Call) and self.qualify(func.func) in self.k.legacy_optimize and node.args:
-            self._compiled_value(node.args[0].value, node, _fullgraph(func), "torch._dynamo.optimize")
+            self._compiled_value(node.args[0].value, node, self.fullgraph(func), "torch._dynamo.optimize")
         elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
                 and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
-            self._compiled_value(node.args[0].value, node, _fullgraph(func), "torch.compile")
+            self._compiled_value(node.args[0].value, node, self.fullgraph(func), "torch.compile")
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)
             if cls is not None:
-                self.add(self.forward_of(cls), node, _fullgraph(node), "module.compile()", cls, func.value)
+                self.add(self.forward_of(cls), node, self.fullgraph(node), "module.compile()", cls, func.value)
 
     def _wrapped(self, value, node: cst.Call) -> None:
         if isinstance(value, cst.Name):
@@ -310,11 +324,17 @@ class _EntryFinder(cst.CSTVisitor):
             return
         target = self.project.lookup(self.qualify(value)) or self._made_by_factory(value)
         if isinstance(target, FunctionInfo):
-            self.add(target, node, fullgraph, f"{how}(fn)")
+            self.add(self._definition_seen(target, node, self.function), node, fullgraph, f"{how}(fn)")
         elif isinstance(target, ClassInfo):  # torch.compile(SomeModule) compiles the class call
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
         elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
             self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+
+    def _definition_seen(self, fn: FunctionInfo, node, scope: FunctionInfo | None) -> FunctionInfo:
+        """A name `def`ined twice in the body `node` is in: the definition its line sees."""
+        if fn.class_qualname is not None or fn.parent_function != (scope.qualname if scope else None):
+            return fn
+        return self.project.definition_at(fn, self.line(node))
 
     def _made_by_factory(self, value) -> FunctionInfo | None:
         """`torch.compile(make_step())`, or `fn = make_step()` then `torch.compile(fn)`: the
@@ -343,7 +363,7 @@ class _EntryFinder(cst.CSTVisitor):
                     arg = arg.func
                 target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
                 if isinstance(target, FunctionInfo) and not made:
-                    self.add(target, node, fullgraph, f"{how}(fn)")
+                    self.add(self._definition_seen(target, call, caller), node, fullgraph, f"{how}(fn)")
                 elif isinstance(target, ClassInfo):
                     self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
 
@@ -429,10 +449,6 @@ def _dynamic(node) -> bool:
             return True
         node = node.func
     return False
-
-
-def _fullgraph(call: cst.Call) -> bool:
-    return keyword_true(call, FULLGRAPH_KEYWORDS)
 
 
 @dataclass(frozen=True)

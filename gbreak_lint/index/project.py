@@ -11,7 +11,7 @@ import libcst as cst
 from ..knowledge import Knowledge
 from ..walk import find_all
 from .names import dotted
-from .symbols import ClassInfo, FunctionInfo, ModuleIndex
+from .symbols import REDEFINED, ClassInfo, FunctionInfo, ModuleIndex
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 # names under `torch` that are modules (for `from torch import nn`); functions are not
@@ -116,6 +116,19 @@ class ProjectIndex:
     def function(self, qualname: str | None) -> FunctionInfo | None:
         target = self.lookup(qualname)
         return target if isinstance(target, FunctionInfo) else None
+
+    def definition_at(self, fn: FunctionInfo, line: int) -> FunctionInfo:
+        """The definition of `fn`'s name a statement at `line` of the same body sees: with `def f`
+        twice in one body, the one defined last before that line (the name is bound to the
+        last one everywhere else)."""
+        base = fn.qualname.split(REDEFINED)[0]
+        module = self.modules.get(fn.module)
+        if module is None:
+            return fn
+        defs = [f for q, f in module.functions.items() if q == base or q.startswith(base + REDEFINED)
+                and "." not in q[len(base):]]
+        seen = [f for f in defs if f.def_line <= line]
+        return max(seen, key=lambda f: f.def_line) if seen else fn
 
     def klass(self, qualname: str | None) -> ClassInfo | None:
         target = self.lookup(qualname)

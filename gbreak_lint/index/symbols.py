@@ -162,6 +162,11 @@ class _Collector:
 
     def function(self, node: cst.FunctionDef, scope, locals_) -> None:
         qual = self._qual(node.name.value, scope)
+        if qual in self.functions and not (scope and scope[0] == "class"):
+            # a second `def f` in the same function or module body (tests redefine `fn` between
+            # compile calls): a code object of its own, told apart by its def line; the name
+            # refers to the last one, and `definition_at` finds the one a line sees
+            qual = f"{qual}{REDEFINED}{self.def_lines[self.ordinals[id(node)]]}"
         if scope is None:
             self.top_level[node.name.value] = qual
         elif scope[0] == "class":
@@ -259,6 +264,8 @@ class _Collector:
         )
 
 
+# joins a redefined function's qualname and its def line ("mod.test.fn~12")
+REDEFINED = "~"
 GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)", re.MULTILINE)
 
 

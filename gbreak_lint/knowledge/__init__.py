@@ -35,6 +35,8 @@ class Knowledge:
     # callee (a qualified function or a method name) -> the GB code its break reports, for a
     # rule whose callees break differently
     gb_codes_by_callee: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # a call setting torch's global state -> the value (as written) that is torch's default
+    global_state_setters: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # higher-order op -> its parameters holding the functions it traces whole (keyword -> position)
     strict_higher_order_functions: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
     # top-level package whose every function Dynamo skips -> the config flag that traces it
@@ -105,6 +107,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
         skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
+        global_state_setters=MappingProxyType({k: str(v) for k, v in (data.get("global_state_setters") or {}).items()}),
         strict_higher_order_functions=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in
                                                         (data.get("strict_higher_order_functions") or {}).items()}),
         fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),

@@ -21,6 +21,7 @@ from .callables import Callables
 from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
+from .global_state import DEFAULT, State, StateReader
 from .types import FnValue, FrameKey
 from .tensors import makes_integer_tensor
 from .values import (PASSED_BOOL_TENSOR, PASSED_GENERATOR, PASSED_INTEGER_TENSOR, PASSED_ITERATOR, PASSED_TENSOR_SET,
@@ -47,6 +48,7 @@ class _Call(NamedTuple):
     caller: FunctionInfo | None
     resets: int  # how many `torch._dynamo.reset()` calls come before it in the module
     stance: str = "default"  # the torch.compiler.set_stance in force where it is
+    state: State = DEFAULT  # torch's global state there: grad mode, autocast, default dtype...
 
 
 def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint,
@@ -127,9 +129,10 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
             continue
         observe = found.stance in knowledge.stances_observing_first_call and not observed
         observed |= observe
-        variant = EntryCall(_with_call_site(project, knowledge, module, called, found.call, cls is not None,
-                                            found.local_values, found.caller), found.strict, found.resets > resets,
-                            observe_only=observe)
+        made = _with_call_site(project, knowledge, module, called, found.call, cls is not None,
+                               found.local_values, found.caller)
+        made = FrameKey(**{**_fields(made), "global_state": tuple(sorted(found.state))})
+        variant = EntryCall(made, found.strict, found.resets > resets, observe_only=observe)
         resets = found.resets
         if variant.fresh or variant not in variants:
             variants.append(variant)
@@ -258,7 +261,8 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
     value = _signed_operand(value)  # `-torch.ones(3, 4)`: the same size
     if not isinstance(value, cst.Call):
         return None
-    return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories)
+    return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories,
+                         knowledge.shape_preserving | knowledge.self_returning_tensor_methods)
 
 
 def _passed_instance(project, knowledge, module, value, local_values: dict, caller) -> Const | None:
@@ -390,6 +394,8 @@ class _NamedCalls(cst.CSTVisitor):
         self.resets = 0
         self.strict: list[bool] = []
         self.stances: list[str] = ["default"]
+        self.states: list[State] = [DEFAULT]
+        self.state = StateReader(knowledge, lambda expr: project.qualify(expr, module))
         self.scopes: list[dict] = [{}]
         self.loops: list[dict] = []  # the rows of each enclosing `for` over a display
         self.functions: list[FunctionInfo | None] = [None]
@@ -399,26 +405,36 @@ class _NamedCalls(cst.CSTVisitor):
         self.strict.append(any(self._strict_item(i) for i in node.items))
         self.stances.append(next((s for s in map(self._stance_set, (i.item for i in node.items)) if s),
                                  self.stances[-1]))
+        self.states.append(self._entered(self.states[-1], [i.item for i in node.items]))
 
     def leave_With(self, node: cst.With) -> None:
         self.strict.pop()
         self.stances.pop()
+        self.states.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.append({})
         self.functions.append(self.by_node.get(node))
         decorated = [s for s in (self._stance_set(d.decorator) for d in node.decorators) if s]
         self.stances.append(decorated[0] if decorated else self.stances[-1])
+        self.states.append(self._entered(self.states[-1], [d.decorator for d in node.decorators]))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.functions.pop()
         self.stances.pop()
+        self.states.pop()
+
+    def _entered(self, state: State, items: list) -> State:
+        for item in items:
+            state = self.state.entered(state, item)
+        return state
 
     def visit_Expr(self, node: cst.Expr) -> None:
         stance = self._stance_set(node.value)  # `torch.compiler.set_stance("force_eager")` alone:
         if stance:  # in force from here on (a `with` or a decorator restores the one before)
             self.stances[-1] = stance
+        self.states[-1] = self.state.set(self.states[-1], node.value)  # `torch.set_grad_enabled(False)`
 
     def _stance_set(self, expr: cst.BaseExpression) -> str | None:
         """The stance `torch.compiler.set_stance("name")` (or `stance="name"`) sets."""
@@ -453,7 +469,7 @@ class _NamedCalls(cst.CSTVisitor):
             scope = dict(self.scopes[-1]) if len(self.scopes) > 1 else {}
             for row in self._loop_rows():
                 self.found.append(_Call(node, any(self.strict), {**scope, **row},
-                                        self.functions[-1], self.resets, self.stances[-1]))
+                                        self.functions[-1], self.resets, self.stances[-1], self.states[-1]))
 
     def _loop_rows(self) -> list[dict]:
         """The names the innermost `for` over a display binds, one dict per row (the first

@@ -9,6 +9,7 @@ import libcst as cst
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
+from .class_members import missing_member
 from .causes import CauseMatcher
 from .indexing import IndexReads, slice_bounds
 from .outputs import FrameOutputs
@@ -21,7 +22,7 @@ from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
-from .values import PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
+from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -777,7 +778,8 @@ class FrameBuilder:
             return
         kinds = self._builtin_kinds()
         found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr),
-                                    self._known_length, kinds.raised_by)
+                                    self._known_length, lambda n: kinds.raised_by(n) or missing_member(
+                                        self.env.project, self.module, self.resolver, n))
         if found is None and isinstance(node, cst.Assign):
             found = next(filter(None, (kinds.store_raises(t.target) for t in node.targets)), None)
         if found is None and isinstance(node, cst.Assign):
@@ -786,6 +788,21 @@ class FrameBuilder:
             found = self._operands_unsupported(node.value)
         if found is not None and not self._reads_default(node.value):
             self._raises(node, found)
+        self._broadcast_mismatch(node.value)
+
+    def _broadcast_mismatch(self, expr: cst.BaseExpression) -> None:
+        """`x + y` of tensors whose known sizes do not broadcast: the fake-tensor run fails."""
+        if self.uncertain or not self.causes.check_enabled(CauseCheck.BROADCAST_MISMATCH):
+            return
+        shape_of = self.values.shape_of
+        for node in find_all(expr, (cst.BinaryOperation,), skip=NESTED_SCOPES):
+            if isinstance(node.operator, cst.MatrixMultiply):
+                continue
+            left, right = shape_of(node.left), shape_of(node.right)
+            if left is not None and right is not None and broadcast(left, right) is None:
+                sizes = f"{list(left)} and {list(right)}"
+                self.emit_break(self.causes.rule_for_check(CauseCheck.BROADCAST_MISMATCH), node, detail=sizes)
+                return
 
     def _known_length(self, expr: cst.BaseExpression) -> int | None:
         """How many items a list/tuple display (or a local bound once to one) holds."""

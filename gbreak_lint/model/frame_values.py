@@ -333,7 +333,8 @@ class FrameValues:
         if isinstance(func, cst.Attribute) and func.attr.value in self.k.shape_preserving \
                 and not isinstance(func.value, cst.Call) and qual is None:
             return self.shape_of(func.value, depth + 1)  # x.relu(), x.half() (a chain on a call: below)
-        made = factory_shape(call, self.qualify, self.k.sized_tensor_factories)
+        made = factory_shape(call, self.qualify, self.k.sized_tensor_factories,
+                             self.k.shape_preserving | self.k.self_returning_tensor_methods)
         if made is not None:
             return made
         if qual is not None:  # torch.sin(x), F.relu(x)

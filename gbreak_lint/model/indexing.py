@@ -60,10 +60,19 @@ class IndexReads:
             return False
         sequence = node.value
         if not (is_sequence_display(b.function.node, sequence) or b.star_tuple(sequence)
-                or isinstance(sequence, cst.Name) and sequence.value in b.scope.tensor_sequences):
+                or isinstance(sequence, cst.Name) and sequence.value in b.scope.tensor_sequences
+                or self._tensor_shape(sequence)):
             return False
         b.emit_break(b.causes.rule_for_check(CauseCheck.SEQUENCE_INDEXED_BY_TENSOR), node)
         return True
+
+    def _tensor_shape(self, expr: cst.BaseExpression) -> bool:
+        """`x.shape` / `x.size()` of a tensor: a torch.Size, a tuple (measured 2.13: indexed by
+        a tensor it reads the index's value, GB0124)."""
+        name = "shape"
+        if isinstance(expr, cst.Call) and not expr.args:
+            expr, name = expr.func, "size"
+        return isinstance(expr, cst.Attribute) and expr.attr.value == name and self.b.scope.is_tensor(expr.value)
 
     def by_scalar_tensor(self, node: cst.Subscript) -> bool:
         """`y[b.argmax()]`, `y[:, m.sum() - 1] = v`: an index of a tensor is a 0-d integer tensor

@@ -116,6 +116,7 @@ class Tracer:
         self.dynamic_numbers: set[tuple] = set()  # (code object, values but numbers) recompiled as symbols
         self.observed: dict[str, tuple] = {}  # code object -> values an eager first call recorded
         self.strict_call = False  # the program runs the entry inside error_on_graph_break(True)
+        self.global_state: tuple[str, ...] = ()  # torch's global state the entry is called under
         # retracing because a tensor argument's size changed: Dynamo guards on a tensor's size
         # only once the trace uses it (inputs are wrapped lazily), so a compilation whose graph
         # before its break is empty is found in the cache instead (measured 2.13)
@@ -136,6 +137,7 @@ class Tracer:
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
         """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""
         self.strict_call = strict_call
+        self.global_state = key.global_state  # every frame the call reaches guards on it
         errors = len(self.strict_errors)
         try:
             self.compile_frame(key, (), entry, strict_entry=fullgraph, compiled_function=True)
@@ -229,7 +231,7 @@ class Tracer:
         fn = self.env.project.function(key.qualname)
         params = {p.name for p in fn.params} if fn is not None else set()
         passed = tuple(kv for kv in key.bindings if kv[0] in params)
-        return consts, key.attributes, key.training, key.cells, passed, key.shapes
+        return consts, key.attributes, key.training, key.cells, passed, self.global_state, key.shapes
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global

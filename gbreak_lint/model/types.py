@@ -80,6 +80,8 @@ class FrameKey:
     # compiled with dynamic=True: tensor sizes and int arguments are symbols (the callees it
     # inlines share them)
     dynamic: bool = False
+    # torch's global state the call runs under (model.global_state): another one recompiles
+    global_state: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

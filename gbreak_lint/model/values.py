@@ -133,10 +133,12 @@ def broadcast(left: tuple[int, ...], right: tuple[int, ...]) -> tuple[int, ...] 
     return longer[:len(longer) - len(dims)] + tuple(reversed(dims))
 
 
-def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset) -> tuple[int, ...] | None:
-    """`torch.randn(4, 4)` / `torch.zeros((2, 3))` (then `.half()` etc.): the size it makes."""
+def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
+                  keeps: frozenset = frozenset()) -> tuple[int, ...] | None:
+    """`torch.randn(4, 4)` / `torch.zeros((2, 3))` (then `.half()` etc.): the size it makes.
+    `keeps`: the methods that keep a tensor's shape (not `.sum()`)."""
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call) \
-            and qualify(call.func) is None:
+            and qualify(call.func) is None and call.func.attr.value in keeps:
         call = call.func.value  # `torch.randn(2, 3).half()`: the method keeps the shape
     if qualify(call.func) not in factories:
         return None
