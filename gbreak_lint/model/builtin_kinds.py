@@ -55,6 +55,7 @@ class BuiltinKinds:
         self.qualify = qualify
         self.constant = constant
         self._locals: dict[str, type | None] = {}
+        self._stores: dict[str, list[cst.BaseExpression]] | None = None  # name -> values `name = v` assigns
 
     def of(self, expr: cst.BaseExpression, depth: int = 0) -> type | None:
         if depth > MAX_DEPTH:
@@ -87,18 +88,31 @@ class BuiltinKinds:
         return self._locals[name]
 
     def _bound_kind(self, name: str, depth: int) -> type | None:
-        function = self.function
-        if not isinstance(function, cst.FunctionDef) or name in {p.name.value for p in all_params(function.params)}:
+        values = self._plain_stores().get(name)
+        if not values:
             return None
-        if any(name in (n.name.value for n in s.names) for s in find_all(function.body, (cst.Global, cst.Nonlocal))):
-            return None
-        values = [a.value for a in find_all(function.body, (cst.Assign,))
-                  if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name)
-                  and a.targets[0].target.value == name]
-        if not values or binding_counts(function.body).get(name) != len(values):
-            return None  # bound some other way too (a loop, `with ... as`, unpacking)
         kinds = {self.of(v, depth + 1) for v in values}
         return kinds.pop() if len(kinds) == 1 else None
+
+    def _plain_stores(self) -> dict[str, list[cst.BaseExpression]]:
+        """The function's locals bound only by plain `name = value` assignments (not a
+        parameter, not declared global or nonlocal anywhere in it), with those values. Read
+        once per frame."""
+        if self._stores is not None:
+            return self._stores
+        self._stores = {}
+        function = self.function
+        if not isinstance(function, cst.FunctionDef):
+            return self._stores
+        excluded = {p.name.value for p in all_params(function.params)} | {
+            n.name.value for s in find_all(function.body, (cst.Global, cst.Nonlocal)) for n in s.names}
+        for a in find_all(function.body, (cst.Assign,)):
+            if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+                self._stores.setdefault(a.targets[0].target.value, []).append(a.value)
+        counts = binding_counts(function.body)
+        # (a name bound some other way too, a loop, `with ... as`, unpacking, is left out)
+        self._stores = {n: v for n, v in self._stores.items() if n not in excluded and counts.get(n) == len(v)}
+        return self._stores
 
     # -- what raises -------------------------------------------------------------------------
     def raised_by(self, node: cst.CSTNode) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .values import literal
+from .values import Const, literal
 
 State = frozenset[str]
 DEFAULT: State = frozenset()
@@ -70,4 +70,4 @@ class StateReader:
 def _switched_off(call: cst.Call) -> bool:
     given = [a.value for a in call.args if a.keyword is None][:1] + \
         [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("mode", "enabled")]
-    return any(literal(v) == literal(cst.Name("False")) for v in given)
+    return Const(False) in map(literal, given)

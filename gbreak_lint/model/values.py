@@ -359,7 +359,8 @@ class ValueEvaluator:
         known = self.value(expr)
         if known is not None and isinstance(known.value, (tuple, str, Seq)):
             return len(known.value)
-        return display_length(expr) if display_length(expr) is not None else size(expr)
+        shown = display_length(expr)
+        return shown if shown is not None else size(expr)
 
     def unpack_raises(self, target: cst.BaseExpression, value: cst.BaseExpression) -> str | None:
         """`a, b = (1, 2, 3)`: a known number of values unpacked into another number of names."""
