@@ -276,3 +276,33 @@ def test_a_file_checked_alone_finds_what_the_whole_tree_finds_in_it(tmp_path: Pa
     alone = _findings(root, [base], use_cache=False)["diagnostics"]
     assert any(d["kind"] == "frame-skipped" for d in whole), whole
     assert alone == whole
+
+
+def test_a_file_whose_index_comes_from_the_store_finds_what_a_cold_run_finds(project: Path) -> None:
+    """A second run on the same file under other settings reads the file's index from the
+    store (its content did not change) but finds its compile calls again: the walk over the
+    re-parsed tree must meet the same definitions the stored index names (a decorated entry,
+    a local def, a method)."""
+    _write(project, {"steps.py": """\
+import torch
+
+
+@torch.compile(backend="eager")
+def step(x):
+    print("step")
+    return x + 1
+
+
+class Runner:
+    def run(self, x):
+        def inner(y):
+            return y.sum().item()
+        return torch.compile(inner)(x)
+"""})
+    steps = project / "steps.py"
+    first = _findings(project, [steps], use_cache=True)
+    assert len(first["diagnostics"]) >= 2, first
+    (project / "pyproject.toml").write_text("[tool.gbreak-lint]\ndynamo-config = {nested_graph_breaks = true}\n")
+    again = _findings(project, [steps], use_cache=True)
+    assert again == _findings(project, [steps], use_cache=False)
+    assert again["diagnostics"], "the stored index still yields the compile calls"

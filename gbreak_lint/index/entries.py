@@ -62,8 +62,8 @@ class _EntryFinder(cst.CSTVisitor):
         self.project = project
         self.k = knowledge
         self.module = module
-        self.by_node = {fn.node: fn for fn in module.functions.values()}
-        self.class_by_node = {c.node: c for c in module.classes.values()}
+        self.by_node = module.by_tree_node(module.functions.values())
+        self.class_by_node = module.by_tree_node(module.classes.values())
         self.stack: list[FunctionInfo | None] = []  # None: a def the symbol table left out
         self.class_stack: list[ClassInfo | None] = []
         self.local_types: list[dict[str, str]] = [{}]

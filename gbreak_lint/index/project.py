@@ -9,7 +9,7 @@ from typing import Mapping
 import libcst as cst
 
 from ..knowledge import Knowledge
-from ..walk import find_all
+from ..walk import NESTED_SCOPES, find_all
 from .names import dotted
 from .symbols import REDEFINED, ClassInfo, FunctionInfo, ModuleIndex
 
@@ -37,6 +37,7 @@ class _LookupMemo:
         self.active: set[str] = set()  # lookups under way (cycle detection)
         self.cut = False  # whether a cycle was cut below the current lookup
         self.derived: dict[str, object] = {}  # project-wide facts later stages compute once
+        self.aliases: dict[str, Mapping[str, str]] = {}  # function -> its local `Name = dotted.name` aliases
         self.reads: dict[tuple[str, str], frozenset[str]] = {}  # (memo, key) -> modules read
 
 
@@ -258,6 +259,9 @@ class ProjectIndex:
                 return scope.local_functions[head]
             if head in {p.name for p in scope.params}:
                 return None  # a parameter shadows globals; unknown value
+            held = self._local_aliases(scope).get(head)
+            if held is not None:  # `Ctx = CustomCtx` in a test's main(), read by a closure
+                return self.qualify_text(held, module, scope, depth + 1) if depth < 4 else None
             scope = enclosing_function(scope, module)
         if head in module.top_level:
             return module.top_level[head]
@@ -274,6 +278,12 @@ class ProjectIndex:
         if head in BUILTIN_NAMES and head not in module.values:
             return f"builtins.{head}"
         return None
+
+    def _local_aliases(self, fn: FunctionInfo) -> Mapping[str, str]:
+        found = self._memo.aliases.get(fn.qualname)
+        if found is None:
+            found = self._memo.aliases[fn.qualname] = local_aliases(fn.node.body)
+        return found
 
     def is_torch_module_import(self, module: ModuleIndex, name: str) -> bool:
         """`import torch`, `import torch.nn as nn`, `from torch import nn`: a torch module global."""
@@ -435,3 +445,32 @@ def class_scope(class_qualname: str, module: ModuleIndex) -> FunctionInfo | None
 def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
     """A class deriving from torch's nn.Module, directly or through a torch layer (`nn.Sequential`)."""
     return any(knowledge.is_module_class(base) for base in project.external_bases(cls))
+
+
+_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr,
+            cst.FunctionDef, cst.ClassDef)
+
+
+def local_aliases(body: cst.CSTNode) -> Mapping[str, str]:
+    """The names a function body binds exactly once, by `name = dotted.name` (a class or
+    function given another name), each with the dotted name it holds."""
+    counts: dict[str, int] = {}
+    for node in find_all(body, _BINDERS, skip=NESTED_SCOPES):
+        for name in _bound_names(node):
+            counts[name] = counts.get(name, 0) + 1
+    out = {}
+    for node in find_all(body, (cst.Assign,), skip=NESTED_SCOPES):
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        held = dotted(node.value)
+        if isinstance(target, cst.Name) and held is not None and counts.get(target.value) == 1 \
+                and held.partition(".")[0] != target.value:
+            out[target.value] = held
+    return out
+
+
+def _bound_names(node) -> list[str]:
+    """The names one of `_BINDERS` binds."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return [node.name.value]
+    target = node.name if isinstance(node, cst.AsName) else node.target
+    return [n.value for n in find_all(target, (cst.Name,), skip=(cst.Attribute, cst.Subscript))]

@@ -46,9 +46,7 @@ class FunctionInfo:
     @cached_property
     def is_generator(self) -> bool:
         """Found on demand: only functions the model reaches need it."""
-        finder = _YieldFinder()
-        walk(self.node.body, finder)
-        return finder.found
+        return has_yield(self.node.body)
 
 
 @dataclass(frozen=True)
@@ -87,6 +85,13 @@ class ModuleIndex:
     top_level: Mapping[str, str]  # module-level def/class name -> qualname
     values: Mapping[str, cst.BaseExpression]  # module-level `name = <expr>` (last wins)
     reassigned: frozenset[str] = frozenset()  # module names bound more than once, or `global` somewhere
+
+    def by_tree_node(self, infos) -> dict:
+        """Each function or class info keyed by its node in the module's whole tree, the node a
+        walk of `parsed.module` meets. Not by `info.node`: when the tree was not held (an index
+        read from the store) that is the definition parsed alone, another object."""
+        definitions = self.parsed.definitions()
+        return {definitions[info.ordinal]: info for info in infos}
 
 
 class _Collector:
@@ -273,6 +278,13 @@ def _declared_global(text: str) -> frozenset[str]:
     """Names some function rebinds with `global` (their module-level value is not fixed)."""
     return frozenset(name.strip() for m in GLOBAL_STATEMENT.finditer(text)
                      for name in m.group(1).split(",") if name.strip())
+
+
+def has_yield(node: cst.CSTNode) -> bool:
+    """Does `node` yield, not counting the functions, classes and lambdas defined in it?"""
+    finder = _YieldFinder()
+    walk(node, finder)
+    return finder.found
 
 
 class _YieldFinder(cst.CSTVisitor):

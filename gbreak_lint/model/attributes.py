@@ -89,7 +89,7 @@ class HookRegistry:
         parsed = module.parsed
         tops = _top_definitions_holding(parsed.definition_spans(), _mention_lines(parsed.text))
         if tops is None:
-            by_node = {fn.node: fn for fn in module.functions.values()}
+            by_node = module.by_tree_node(module.functions.values())
             walk(parsed.module, _HookCalls(callables, module, self.hooks, by_node))
             return
         by_ordinal = {fn.ordinal: fn for fn in module.functions.values()}

@@ -21,6 +21,7 @@ from .instances import built_at_top, class_body_values, is_optimizer_class
 from .number_arguments import tensor_in_number_parameter
 from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
+from .global_state import GRAD_OFF
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN,
                      Const, Keywords, Obj, Seq, display_kind, display_length, literal, makes_generator, star_arguments)
@@ -865,7 +866,7 @@ class CauseMatcher:
         call, traced once per frame of the chain; backward itself is never a frame compiled
         alone (autograd calls it later, outside the compiled code), so it is inlined only."""
         backward = self.b.resolver.callables.autograd_backward(forward)
-        if backward is None:
+        if backward is None or self._grad_off():
             return
         grads = frozenset(p.name for p in backward.params[1:] if p.kind == "positional")
         # traced as a higher-order op's body: a write outside it breaks (measured 2.13, GB0067;
@@ -879,6 +880,15 @@ class CauseMatcher:
         key = FrameKey(f"{backward.qualname}.<traced at apply>", grads)
         self.env.register_synthetic(replace(info, key=key, eager_only=True))
         self.b.emit(EventKind.CALL, node, target=key)
+
+    def _grad_off(self) -> bool:
+        """Grad is off here: the compiled call runs under `no_grad` / `inference_mode`, or this
+        point is inside such a block. Nothing needs grad, so Dynamo does not trace an
+        autograd.Function's backward (measured 2.13: no break in it)."""
+        if GRAD_OFF in self.b.key.global_state:
+            return True
+        off = self.k.grad_off_contexts | self.k.inference_contexts
+        return any(c.kind == BlockKind.RESUMABLE_WITH and c.label in off for c in self.b.ctx)
 
     def _traced_tensor_hook(self, node: cst.Call) -> bool:
         """`h.register_hook(fn)` on a tensor the graph computes: Dynamo traces `fn` there, on
@@ -1724,7 +1734,7 @@ class CauseMatcher:
         if (qual in self.k.resumable_context_managers or self._resumable_mode(item)) and not captured:
             return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
         return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func),
-                   catches=self._handles_exceptions(item))
+                   catches=self._handles_exceptions(item), unrebuildable=qual in self.k.unrebuildable_context_managers)
 
     def _resumable_mode(self, item: cst.BaseExpression) -> bool:
         """`with MyMode():` of a project class deriving from a torch function mode."""

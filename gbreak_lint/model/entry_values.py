@@ -216,10 +216,14 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)
             arguments[name] = Const(Obj(optimizer))
             continue
-        shown = value if display_length(value) is not None else _tensor_display(project, knowledge, module, made)
+        shown = _tensor_display(project, knowledge, module, value) or _tensor_display(project, knowledge, module, made)
         if shown is not None:  # `combine((a, b))`: a tuple of tensors whose length is fixed
             tensors.add(name)
             arguments[name] = Const(Seq(display_length(shown), display_kind(shown)))  # type: ignore[arg-type]
+            continue
+        if display_length(value) is not None:  # `fn(x, [])`, `fn(x, (4, 4))`: no tensor in it
+            tensors.discard(name)
+            arguments[name] = literal(value) or Const(Seq(display_length(value), display_kind(value)))  # type: ignore[arg-type]
             continue
         function = callables.value(value, module, caller, {}, {}) or \
             (callables.value(held, module, caller, {}, {}) if held is not None else None)
@@ -395,17 +399,17 @@ class _NamedCalls(cst.CSTVisitor):
         self.strict: list[bool] = []
         self.stances: list[str] = ["default"]
         self.states: list[State] = [DEFAULT]
-        self.state = StateReader(knowledge, lambda expr: project.qualify(expr, module))
+        self.state = StateReader(knowledge, project, module)
         self.scopes: list[dict] = [{}]
         self.loops: list[dict] = []  # the rows of each enclosing `for` over a display
         self.functions: list[FunctionInfo | None] = [None]
-        self.by_node = {fn.node: fn for fn in module.functions.values()}
+        self.by_node = module.by_tree_node(module.functions.values())
 
     def visit_With(self, node: cst.With) -> None:
         self.strict.append(any(self._strict_item(i) for i in node.items))
         self.stances.append(next((s for s in map(self._stance_set, (i.item for i in node.items)) if s),
                                  self.stances[-1]))
-        self.states.append(self._entered(self.states[-1], [i.item for i in node.items]))
+        self.states.append(self._entered(self.states[-1], [i.item for i in node.items], self.functions[-1]))
 
     def leave_With(self, node: cst.With) -> None:
         self.strict.pop()
@@ -417,7 +421,8 @@ class _NamedCalls(cst.CSTVisitor):
         self.functions.append(self.by_node.get(node))
         decorated = [s for s in (self._stance_set(d.decorator) for d in node.decorators) if s]
         self.stances.append(decorated[0] if decorated else self.stances[-1])
-        self.states.append(self._entered(self.states[-1], [d.decorator for d in node.decorators]))
+        self.states.append(self._entered(self.states[-1], [d.decorator for d in node.decorators],
+                                         self.functions[-2]))  # decorators are read outside the def
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
@@ -425,16 +430,16 @@ class _NamedCalls(cst.CSTVisitor):
         self.stances.pop()
         self.states.pop()
 
-    def _entered(self, state: State, items: list) -> State:
+    def _entered(self, state: State, items: list, function: FunctionInfo | None) -> State:
         for item in items:
-            state = self.state.entered(state, item)
+            state = self.state.entered(state, item, function)
         return state
 
     def visit_Expr(self, node: cst.Expr) -> None:
         stance = self._stance_set(node.value)  # `torch.compiler.set_stance("force_eager")` alone:
         if stance:  # in force from here on (a `with` or a decorator restores the one before)
             self.stances[-1] = stance
-        self.states[-1] = self.state.set(self.states[-1], node.value)  # `torch.set_grad_enabled(False)`
+        self.states[-1] = self.state.set(self.states[-1], node.value, self.functions[-1])  # set_grad_enabled(False)
 
     def _stance_set(self, expr: cst.BaseExpression) -> str | None:
         """The stance `torch.compiler.set_stance("name")` (or `stance="name"`) sets."""

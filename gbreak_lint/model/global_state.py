@@ -13,8 +13,12 @@ with the value that differs from torch's default.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Mapping
+
 import libcst as cst
 
+from ..index.symbols import FunctionInfo, ModuleIndex, has_yield
 from .values import Const, literal
 
 State = frozenset[str]
@@ -23,22 +27,32 @@ GRAD_OFF = "grad=off"
 INFERENCE = "inference_mode"
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """Where an expression is read: its module and function, and the parameters of a user
+    context manager bound to the call's arguments (each read where the call is)."""
+    module: ModuleIndex
+    function: FunctionInfo | None = None
+    bound: Mapping[str, tuple[cst.BaseExpression, "_Scope"]] = field(default_factory=dict)
+
+
 class StateReader:
-    """`qualify(expr)`: a callee's qualified name where the call is; `knowledge`: which calls
-    change the state (`grad_off_contexts`, `inference_contexts`, `grad_on_contexts`,
-    `grad_mode_setters`, `autocast_contexts`, `global_state_setters`)."""
+    """`knowledge`: which calls change the state (`grad_off_contexts`, `inference_contexts`,
+    `grad_on_contexts`, `grad_mode_setters`, `autocast_contexts`, `global_state_setters`);
+    `module`: where the calls are read."""
 
-    def __init__(self, knowledge, qualify):
-        self.k = knowledge
-        self.qualify = qualify
+    def __init__(self, knowledge, project, module: ModuleIndex):
+        self.k, self.project, self.module = knowledge, project, module
 
-    def entered(self, state: State, item: cst.BaseExpression) -> State:
+    def entered(self, state: State, item: cst.BaseExpression, function: FunctionInfo | None = None,
+                scope: _Scope | None = None, depth: int = 0) -> State:
         """The state inside `with item:` (or a function decorated with it)."""
+        scope = scope or _Scope(self.module, function)
         if not isinstance(item, cst.Call):
             return state
-        qual = self.qualify(item.func)
+        qual = self._qualify(item.func, scope)
         if qual in self.k.grad_mode_setters or qual in self.k.global_state_setters:
-            return self.set(state, item)
+            return self.set(state, item, scope=scope)
         if _switched_off(item):
             return state  # `inference_mode(False)`, `autocast(..., enabled=False)`
         if qual in self.k.grad_off_contexts:
@@ -49,14 +63,16 @@ class StateReader:
             return state - {GRAD_OFF}
         if qual in self.k.autocast_contexts:
             return state | {"autocast"}
-        return state
+        return self._user_context(state, item, qual, scope, depth)
 
-    def set(self, state: State, call: cst.BaseExpression) -> State:
+    def set(self, state: State, call: cst.BaseExpression, function: FunctionInfo | None = None,
+            scope: _Scope | None = None) -> State:
         """The state after a setter call (`torch.set_grad_enabled(False)`), or `state`."""
+        scope = scope or _Scope(self.module, function)
         if not isinstance(call, cst.Call) or not call.args:
             return state
-        qual = self.qualify(call.func)
-        value = call.args[0].value
+        qual = self._qualify(call.func, scope)
+        value, where = _resolved(call.args[0].value, scope)
         known = literal(value)
         if qual in self.k.grad_mode_setters:
             if known is None or not isinstance(known.value, bool):
@@ -64,9 +80,66 @@ class StateReader:
             return state - {GRAD_OFF} if known.value else state | {GRAD_OFF}
         if qual not in self.k.global_state_setters:
             return state
-        shown = repr(known.value) if known is not None else self.qualify(value) or "?"
+        shown = repr(known.value) if known is not None else self._qualify(value, where) or "?"
+        shown = self.k.dtype_names.get(shown, shown)  # `torch.float` is `torch.float32`
         kept = frozenset(t for t in state if not t.startswith(f"{qual}="))
         return kept if shown == self.k.global_state_setters[qual] else kept | {f"{qual}={shown}"}
+
+    def _qualify(self, expr: cst.BaseExpression, scope: _Scope) -> str | None:
+        expr, scope = _resolved(expr, scope)
+        return self.project.qualify(expr, scope.module, scope.function)
+
+    def _user_context(self, state: State, call: cst.Call, qual: str | None, scope: _Scope, depth: int) -> State:
+        """A project `@contextmanager` function: the state its body sets up before it yields
+        (`torch.set_default_dtype(dtype)` then `yield`), with its parameters bound to the call's
+        arguments. A user class's `__enter__` is not followed."""
+        fn = self.project.function(qual)
+        if fn is None or depth > _MAX_DEPTH or not self.project.decorated_with(
+                fn.decorators, fn.module, self.k.contextmanager_decorators):
+            return state
+        inner = _Scope(self.project.modules[fn.module], fn, _bind(fn, call, scope, self.project))
+        return self._before_yield(state, fn.node.body.body, inner, depth + 1)[0]
+
+    def _before_yield(self, state: State, body, scope: _Scope, depth: int) -> tuple[State, bool]:
+        """The state the statements set up until the first `yield`, and whether one was reached."""
+        for stmt in body:
+            if not has_yield(stmt):
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Expr):
+                            state = self.set(state, small.value, scope=scope)
+                continue
+            if isinstance(stmt, cst.With):
+                for item in stmt.items:
+                    state = self.entered(state, item.item, scope=scope, depth=depth)
+            if isinstance(stmt, (cst.With, cst.Try)):
+                return self._before_yield(state, stmt.body.body, scope, depth)
+            return state, True  # the `yield` itself, or one under a branch: what ran is known
+        return state, False
+
+
+_MAX_DEPTH = 4  # user context managers entered inside each other's bodies
+
+
+def _bind(fn: FunctionInfo, call: cst.Call, scope: _Scope, project) -> dict:
+    """The parameters of `fn` the call passes (positionally or by keyword), read where the call
+    is, and those it leaves at their default, read where `fn` is defined."""
+    defined = _Scope(project.modules[fn.module])
+    bound: dict = {p.name: (p.default, defined) for p in fn.params if p.default is not None}
+    positional = [p for p in fn.params if p.kind == "positional"]
+    for param, arg in zip(positional, [a for a in call.args if a.keyword is None and not a.star]):
+        bound[param.name] = (arg.value, scope)
+    for arg in call.args:
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = (arg.value, scope)
+    return bound
+
+
+def _resolved(expr: cst.BaseExpression, scope: _Scope) -> tuple[cst.BaseExpression, _Scope]:
+    """A bound parameter's argument, where the call passes it."""
+    while isinstance(expr, cst.Name) and expr.value in scope.bound:
+        expr, scope = scope.bound[expr.value]
+    return expr, scope
 
 
 def _switched_off(call: cst.Call) -> bool:

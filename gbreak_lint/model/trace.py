@@ -473,7 +473,8 @@ class Tracer:
         # (measured 2.13: a try, and a user `with`, around the call)
         retraced = whole is not None and whole < len(path) - 1 and not cached
         hits += retraced
-        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard)
+        strict_code = self._strict_code(site_event) if hard else None
+        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard, code=strict_code)
         if hard:
             site.outcomes.add(HARD_ERROR)
             self._outcome_code(site, "strict")
@@ -488,9 +489,9 @@ class Tracer:
                 self._compile_callee(point, site_chain[:len(chain) + level + 1], entry)
             self._resume_chain(path[1:level + 1], site_chain[:len(chain) + 1], entry, strict_entry)
             return _Resume(i + 1, True)
-        if whole is None and self.nested and nested_call and not hard and blame is not None \
-                and blame.kind == BlockKind.WITH and not ev.with_method:  # the compiled frame itself holds the block
-            self._reconstruction_failures(path[:-1], chain, entry)
+        if whole is None and not hard and _unrebuildable(blame, ev):  # the compiled frame itself holds the block
+            # nested: every frame down from it is rebuilt and fails; otherwise only this one
+            self._reconstruction_failures(path[:-1] if self.nested and nested_call else path[:1], chain, entry)
         if whole is not None:
             # with nested graph breaks, a callee that cannot resume (a try or `with` block,
             # entering an unsupported context manager) restarts the whole trace up to its last
@@ -500,7 +501,7 @@ class Tracer:
             fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
             if retraced:
                 site.outcomes.add(Fate.RESUMED)
-            if blame.kind == BlockKind.WITH and not point.with_method:  # not a break entering the block
+            if _unrebuildable(blame, point):  # not a break entering the block
                 self._reconstruction_failures(path[whole:-1], chain + tuple(_link(f, e) for f, e in path[:whole]), entry)
         # (a @contextmanager object entered by hand: its generator's frame is skipped, yet the
         # break resumes at the call first)
@@ -710,12 +711,21 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.target is not None:
                 self._called_eagerly(info, ev, chain, entry)
 
-    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str, hits: int, new_id: bool = False) -> SiteRecord:
+    def _strict_code(self, ev: Event) -> str | None:
+        """The code a break reports when it raises, if its rule has one of its own
+        (`step_unsupported`: GB0284 raised, GB4636 when the frame is compiled partially)."""
+        rule = self.env.catalog.get(ev.rule) if ev.rule else None
+        return rule.gb_code_when.get("strict") if rule is not None else None
+
+    def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str, hits: int, new_id: bool = False,
+             code: str | None = None) -> SiteRecord:
         """`new_id`: a compile that raises is numbered anew even when it repeats one made before
-        a reset (measured 2.13: a break resumed, then after the reset an error there, counts 2)."""
+        a reset (measured 2.13: a break resumed, then after the reset an error there, counts 2).
+        `code`: the GB code this hit reports, when not the event's own."""
         # Dynamo names a break site by line and break type: two breaks of one kind on one
-        # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations.
-        key = (frame.path, ev.span.line, ev.gb_code or ev.rule)
+        # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations
+        # (and a break that raised under another code is another site).
+        key = (frame.path, ev.span.line, code or ev.gb_code or ev.rule)
         condition = _all_of([*self.worlds, *(link.condition for link in chain)])
         site = self.sites.get(key)
         if site is None:
@@ -823,6 +833,12 @@ def _try_with_blocks(point: Event) -> list[Ctx]:
 
 def _in_block(point: Event) -> bool:
     return bool(_try_with_blocks(point))
+
+
+def _unrebuildable(blame: Ctx | None, point: Event) -> bool:
+    """A break under a `with` Dynamo cannot rebuild for the resume function (not one in the
+    context manager's own `__enter__`/`__exit__`)."""
+    return blame is not None and blame.kind == BlockKind.WITH and blame.unrebuildable and not point.with_method
 
 
 def _blocking(point: Event, site_event: Event) -> Ctx:

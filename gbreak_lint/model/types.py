@@ -20,6 +20,7 @@ class Ctx:
     label: str = ""  # e.g. the context manager's name
     strict: bool | None = None  # for BlockKind.STRICT: error_on_graph_break(True/False)
     catches: bool = False  # a `with` whose context manager handles exceptions (a try around its yield)
+    unrebuildable: bool = False  # a `with` Dynamo enters but cannot rebuild to resume (GB0092)
 
 
 @dataclass(frozen=True)
