@@ -9,7 +9,9 @@ and `use_deterministic_algorithms(True)`; `no_grad` and `set_grad_enabled(False)
 state). Not exact for `inference_mode` after `no_grad`: Dynamo then recompiles the entry
 frame but not a helper frame below it (measured: a nested break hit 5 times where this model
 counts 6). A state is a set of tags: the contexts in force and the setters called before, each
-with the value that differs from torch's default.
+with the value that differs from torch's default. A project context manager counts by what it
+sets up: a `@contextmanager` function's body before its `yield`, a class's `__enter__` (its
+parameters and `self.` attributes read from the call; measured the same way).
 """
 from __future__ import annotations
 
@@ -29,11 +31,13 @@ INFERENCE = "inference_mode"
 
 @dataclass(frozen=True)
 class _Scope:
-    """Where an expression is read: its module and function, and the parameters of a user
-    context manager bound to the call's arguments (each read where the call is)."""
+    """Where an expression is read: its module and function, the parameters of a user
+    context manager bound to the call's arguments (each read where the call is), and for a
+    context manager class the attributes its `__init__` set (`self.mode = mode`)."""
     module: ModuleIndex
     function: FunctionInfo | None = None
     bound: Mapping[str, tuple[cst.BaseExpression, "_Scope"]] = field(default_factory=dict)
+    attributes: Mapping[str, tuple[cst.BaseExpression, "_Scope"]] = field(default_factory=dict)
 
 
 class StateReader:
@@ -92,13 +96,33 @@ class StateReader:
     def _user_context(self, state: State, call: cst.Call, qual: str | None, scope: _Scope, depth: int) -> State:
         """A project `@contextmanager` function: the state its body sets up before it yields
         (`torch.set_default_dtype(dtype)` then `yield`), with its parameters bound to the call's
-        arguments. A user class's `__enter__` is not followed."""
-        fn = self.project.function(qual)
-        if fn is None or depth > _MAX_DEPTH or not self.project.decorated_with(
-                fn.decorators, fn.module, self.k.contextmanager_decorators):
+        arguments. A project class: what its `__enter__` sets, reading the attributes its
+        `__init__` set from the call's arguments."""
+        if depth > _MAX_DEPTH:
             return state
-        inner = _Scope(self.project.modules[fn.module], fn, _bind(fn, call, scope, self.project))
-        return self._before_yield(state, fn.node.body.body, inner, depth + 1)[0]
+        fn = self.project.function(qual)
+        if fn is not None and self.project.decorated_with(fn.decorators, fn.module, self.k.contextmanager_decorators):
+            inner = _Scope(self.project.modules[fn.module], fn, _bind(fn, call, scope, self.project))
+            return self._before_yield(state, fn.node.body.body, inner, depth + 1)[0]
+        cls = self.project.klass(qual)
+        enter = self.project.method(cls, "__enter__") if cls is not None else None
+        if cls is None or enter is None:
+            return state
+        init = self.project.method(cls, "__init__")
+        attributes = self._set_by_init(init, call, scope) if init is not None else {}
+        inner = _Scope(self.project.modules[enter.module], enter, attributes=attributes)
+        return self._before_yield(state, enter.node.body.body, inner, depth + 1)[0]
+
+    def _set_by_init(self, init: FunctionInfo, call: cst.Call, scope: _Scope) -> dict:
+        """`self.name = value` statements of `__init__`'s body, each value read with the
+        parameters bound to the construction's arguments."""
+        inner = _Scope(self.project.modules[init.module], init, _bind(init, call, scope, self.project, skip=1))
+        found: dict = {}
+        for stmt in init.node.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and _self_attribute(small.targets[0].target):
+                    found[small.targets[0].target.attr.value] = (small.value, inner)  # type: ignore[attr-defined]
+        return found
 
     def _before_yield(self, state: State, body, scope: _Scope, depth: int) -> tuple[State, bool]:
         """The state the statements set up until the first `yield`, and whether one was reached."""
@@ -121,12 +145,13 @@ class StateReader:
 _MAX_DEPTH = 4  # user context managers entered inside each other's bodies
 
 
-def _bind(fn: FunctionInfo, call: cst.Call, scope: _Scope, project) -> dict:
+def _bind(fn: FunctionInfo, call: cst.Call, scope: _Scope, project, skip: int = 0) -> dict:
     """The parameters of `fn` the call passes (positionally or by keyword), read where the call
-    is, and those it leaves at their default, read where `fn` is defined."""
+    is, and those it leaves at their default, read where `fn` is defined. `skip`: leading
+    parameters the call does not pass (`self`)."""
     defined = _Scope(project.modules[fn.module])
     bound: dict = {p.name: (p.default, defined) for p in fn.params if p.default is not None}
-    positional = [p for p in fn.params if p.kind == "positional"]
+    positional = [p for p in fn.params if p.kind == "positional"][skip:]
     for param, arg in zip(positional, [a for a in call.args if a.keyword is None and not a.star]):
         bound[param.name] = (arg.value, scope)
     for arg in call.args:
@@ -136,10 +161,20 @@ def _bind(fn: FunctionInfo, call: cst.Call, scope: _Scope, project) -> dict:
 
 
 def _resolved(expr: cst.BaseExpression, scope: _Scope) -> tuple[cst.BaseExpression, _Scope]:
-    """A bound parameter's argument, where the call passes it."""
-    while isinstance(expr, cst.Name) and expr.value in scope.bound:
-        expr, scope = scope.bound[expr.value]
+    """A bound parameter's argument, where the call passes it; `self.name` of a context
+    manager class, what its `__init__` set it to."""
+    for _ in range(_MAX_DEPTH * 2):
+        if isinstance(expr, cst.Name) and expr.value in scope.bound:
+            expr, scope = scope.bound[expr.value]
+        elif _self_attribute(expr) and expr.attr.value in scope.attributes:  # type: ignore[attr-defined]
+            expr, scope = scope.attributes[expr.attr.value]  # type: ignore[attr-defined]
+        else:
+            break
     return expr, scope
+
+
+def _self_attribute(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
 
 
 def _switched_off(call: cst.Call) -> bool:
