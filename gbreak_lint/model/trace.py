@@ -468,11 +468,12 @@ class Tracer:
         # the loop's re-test is met only by the frame holding the loop, and only when it resumes
         retest = ev is site_event and fate == Fate.RESUMED
         hits = 0 if again or cached else 1 if hard or level or not retest else site_event.hits
-        # a checkpoint in a caller of the site's frame: the rest of that caller is traced
-        # again after the partial graph and meets the site once more, resuming there
-        # (measured 2.13: a try, and a user `with`, around the call)
-        retraced = whole is not None and whole < len(path) - 1 and not cached
-        hits += retraced
+        # a checkpoint in a caller of the site's frame: the call its block holds runs eagerly
+        # after the partial graph, its callee compiled as a frame of its own, which meets the
+        # site once more (measured 2.13: a try, and a user `with`, around the call, the callee's
+        # resume function then compiled too; not a break in the block's own `__enter__` or
+        # @contextmanager body, which is met once)
+        retraced = whole is not None and whole < len(path) - 1 and not cached and not path[whole][1].with_method
         strict_code = self._strict_code(site_event) if hard else None
         site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard, code=strict_code)
         if hard:
@@ -499,10 +500,10 @@ class Tracer:
             # not compiled again (measured 2.13)
             point = path[whole][1]
             fate, blame, block_line = Fate.UNRESUMABLE, _blocking(point, site_event), None
-            if retraced:
-                site.outcomes.add(Fate.RESUMED)
             if _unrebuildable(blame, point):  # not a break entering the block
                 self._reconstruction_failures(path[whole:-1], chain + tuple(_link(f, e) for f, e in path[:whole]), entry)
+            if retraced and point.mode not in NOT_OWN_FRAME and point.target is not None:
+                self._compile_callee(point, site_chain[:len(chain) + whole + 1], entry)
         # (a @contextmanager object entered by hand: its generator's frame is skipped, yet the
         # break resumes at the call first)
         rebuild = self._rebuild_site(info, ev, callers, entry) if fate == Fate.RESUMED or ev.context_by_hand else None
