@@ -312,18 +312,19 @@ class CauseMatcher:
         if not elements or not any(elements):
             return False
         span = self.b.span(node)
+        loop = (Ctx(BlockKind.LOOP, span.line),)  # `for module in self:`: a break there does not nest
         events = []
         for position, cls in enumerate(elements):
             fn = self.env.project.method(cls, "forward") if cls else None
             if fn is None:
-                events.append(Event(EventKind.OP, span, ()))
+                events.append(Event(EventKind.OP, span, loop))
                 continue
             params = [p for p in fn.params if p.kind == "positional"][1:2]
             key = FrameKey(fn.qualname, frozenset(p.name for p in params),
                            instance=f"{self.b.resolver.instance_name(node.func)}[{position}]",
                            training=self.b.key.training)  # sub-modules share the mode
             self.env.frame(key)
-            events.append(Event(EventKind.CALL, span, (), target=key))
+            events.append(Event(EventKind.CALL, span, loop, target=key))
         self._call_torch_frame(node, "Sequential", "forward", tuple(events), eager_only=True)
         return True
 
