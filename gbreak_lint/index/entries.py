@@ -205,7 +205,8 @@ class _EntryFinder(cst.CSTVisitor):
 
     # -- statements ------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
-        self.loop_items.update(loop_items(node))
+        self.loop_items.update(loop_items(node, lambda name: self.local_values[-1].get(name)
+                                          or self.module.values.get(name)))
 
     def leave_For(self, node: cst.For) -> None:
         for name in [node.target.value] if isinstance(node.target, cst.Name) else _loop_names(node.target):
@@ -414,14 +415,15 @@ def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseEx
     return positional[position].value
 
 
-def loop_items(node: cst.For) -> dict[str, tuple[cst.BaseExpression, ...]]:
+def loop_items(node: cst.For, value_of=None) -> dict[str, tuple[cst.BaseExpression, ...]]:
     """The values each loop name takes, row by row: `for m in [A(), B()]:`, and
-    `for fn, args in ((f, (x,)), (g, (y,))):` (each name takes its position in every row);
-    empty unless the loop runs over a list or tuple display."""
-    if not isinstance(node.iter, (cst.List, cst.Tuple)) \
-            or any(isinstance(el, cst.StarredElement) for el in node.iter.elements):
+    `for fn, args in ((f, (x,)), (g, (y,))):` (each name takes its position in every row), and
+    over a dict display's `.items()` / `.keys()` / `.values()` or its keys; empty unless the
+    loop runs over such a display, written there or bound to the name it iterates
+    (`value_of(name)`: the display a plain name was bound to, if known)."""
+    rows = _display_rows(node.iter, value_of or (lambda name: None))
+    if rows is None:
         return {}
-    rows = [el.value for el in node.iter.elements]
     if isinstance(node.target, cst.Name):
         return {node.target.value: tuple(rows)}
     names = _loop_names(node.target)
@@ -430,6 +432,26 @@ def loop_items(node: cst.For) -> dict[str, tuple[cst.BaseExpression, ...]]:
     if not names or len(table) != len(rows):
         return {}
     return {name: tuple(row.elements[i].value for row in table) for i, name in enumerate(names) if name is not None}
+
+
+def _display_rows(iterated: cst.BaseExpression, value_of) -> list | None:
+    """The rows a `for` over a display meets (a dict's items as (key, value) tuples)."""
+    method = None
+    if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) and not iterated.args:
+        method, iterated = iterated.func.attr.value, iterated.func.value
+    if isinstance(iterated, cst.Name):
+        iterated = value_of(iterated.value) or iterated
+    if isinstance(iterated, cst.Dict) and method in (None, "keys", "values", "items"):
+        pairs = [el for el in iterated.elements if isinstance(el, cst.DictElement)]
+        if len(pairs) != len(iterated.elements):
+            return None  # `**other` in the display
+        if method == "items":
+            return [cst.Tuple([cst.Element(p.key), cst.Element(p.value)]) for p in pairs]
+        return [p.value if method == "values" else p.key for p in pairs]
+    if method is not None or not isinstance(iterated, (cst.List, cst.Tuple)) \
+            or any(isinstance(el, cst.StarredElement) for el in iterated.elements):
+        return None
+    return [el.value for el in iterated.elements]
 
 
 def _loop_names(target) -> list[str | None]:

@@ -462,7 +462,7 @@ class _NamedCalls(cst.CSTVisitor):
                         self.scopes[-1][name.value.value] = value.value
 
     def visit_For(self, node: cst.For) -> None:
-        self.loops.append(loop_items(node))
+        self.loops.append(loop_items(node, lambda name: self.scopes[-1].get(name) or self.module.values.get(name)))
 
     def leave_For(self, node: cst.For) -> None:
         self.loops.pop()
