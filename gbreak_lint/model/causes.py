@@ -125,6 +125,7 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
+        self.builtin_dunder(node, qual)
         recurrent = self._recurrent_module(node.func)
         if recurrent is not None and self.check_enabled(CauseCheck.RECURRENT_MODULE_CALL):
             b.emit_break(self.rule_for_check(CauseCheck.RECURRENT_MODULE_CALL), node, detail=recurrent)
@@ -677,12 +678,23 @@ class CauseMatcher:
         self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
     def operator_dunder(self, node: cst.BaseExpression) -> None:
-        """`a + b`, `a == b`, `a[k]` on an instance of a project class that defines the
-        operator's method: Python calls it, and Dynamo inlines it like any method (a break
-        there is met at the expression, the method then compiled alone)."""
-        mode = CallMode.OPERATOR if isinstance(node, cst.BinaryOperation) else CallMode.INLINE
+        """`a + b`, `a == b`, `a[k]`, `k in a` on an instance of a project class that defines
+        the operator's method: Python calls it, and Dynamo inlines it like any method (a break
+        there is met at the expression, the method then compiled alone). Under BINARY_OP and
+        CONTAINS_OP the frame cannot resume (measured 2.13: `1 in bag` with a print in
+        `__contains__` skips the frame; with nested graph breaks it resumes)."""
         for receiver, name, other in _operator_calls(node):
+            mode = CallMode.OPERATOR if isinstance(node, cst.BinaryOperation) or name == "__contains__" \
+                else CallMode.INLINE
             self._dunder_call(node, receiver, name, other, mode)
+
+    def builtin_dunder(self, node: cst.Call, qual: str | None) -> None:
+        """`len(obj)`, `abs(obj)` on an instance of a project class defining `__len__` /
+        `__abs__`: Dynamo inlines that method at the call (measured 2.13: a print there
+        breaks and resumes; a `torch.compiler.disable`d one is skipped at the call, GB0099)."""
+        name = _BUILTIN_DUNDERS.get(qual or "")
+        if name is not None and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            self._dunder_call(node, node.args[0].value, name, None, CallMode.INLINE)
 
     def item_store_dunder(self, target: cst.Subscript, value: cst.BaseExpression | None) -> None:
         """`obj[k] = v` / `del obj[k]` (value None) on an instance of a project class defining
@@ -703,6 +715,10 @@ class CauseMatcher:
             # object.__ne__ calls __eq__ from C: a break there does not nest (measured 2.13)
             fn, mode = self.env.project.method(cls, "__eq__"), CallMode.NO_NESTING
         if fn is None:
+            return
+        how = self.disabled(fn)
+        if how is not None:  # inlining it is refused at the expression
+            self._emit_disabled(node, how, fn.qualname, decorator="implicit")
             return
         operands = {p.name for p in fn.params[1:2]} if other is not None and self.b.scope.is_tensor(other) else set()
         key = FrameKey(fn.qualname, frozenset(operands), self_class=cls.qualname,
@@ -1779,6 +1795,8 @@ _COMPARE_DUNDERS = {cst.Equal: "__eq__", cst.NotEqual: "__ne__", cst.LessThan: "
 
 
 _OperatorCall = tuple[cst.BaseExpression, str, "cst.BaseExpression | None"]
+# builtins Python runs through a method of the argument's class
+_BUILTIN_DUNDERS = {"builtins.len": "__len__", "builtins.abs": "__abs__"}
 
 
 def _operator_calls(node: cst.BaseExpression) -> list[_OperatorCall]:
@@ -1792,6 +1810,8 @@ def _operator_calls(node: cst.BaseExpression) -> list[_OperatorCall]:
             name = _COMPARE_DUNDERS.get(type(target.operator))
             if name is not None:
                 out.append((left, name, target.comparator))
+            elif isinstance(target.operator, (cst.In, cst.NotIn)):  # `k in obj`: obj.__contains__(k)
+                out.append((target.comparator, "__contains__", left))
             left = target.comparator
         return out
     if isinstance(node, cst.Subscript):
