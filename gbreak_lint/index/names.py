@@ -5,6 +5,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from ..walk import NESTED_SCOPES, find_all
+
 
 def module_name_for(path: Path, packages: dict[Path, str] | None = None) -> str:
     """The import name of a file, found from its chain of `__init__.py` folders.
@@ -71,3 +73,35 @@ def keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
         if arg.keyword is not None and arg.keyword.value in names:
             return isinstance(arg.value, cst.Name) and arg.value.value == "True"
     return False
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: list[str] = []
+        for el in target.elements:
+            names += target_names(el.value)
+        return names
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def binding_counts(node: cst.CSTNode) -> dict[str, int]:
+    """How many statements or expressions of a block bind each name (not in nested definitions)."""
+    counts: dict[str, int] = {}
+    for n in find_all(node, _BINDERS, skip=NESTED_SCOPES):
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            names = {n.name.value}
+        elif isinstance(n, cst.AsName):
+            names = set(target_names(n.name))
+        else:
+            names = set(target_names(n.target))
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr,
+            cst.FunctionDef, cst.ClassDef)

@@ -10,7 +10,7 @@ import libcst as cst
 
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, find_all
-from .names import dotted
+from .names import binding_counts, dotted
 from .symbols import REDEFINED, ClassInfo, FunctionInfo, ModuleIndex
 
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -447,17 +447,10 @@ def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) ->
     return any(knowledge.is_module_class(base) for base in project.external_bases(cls))
 
 
-_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr,
-            cst.FunctionDef, cst.ClassDef)
-
-
 def local_aliases(body: cst.CSTNode) -> Mapping[str, str]:
     """The names a function body binds exactly once, by `name = dotted.name` (a class or
     function given another name), each with the dotted name it holds."""
-    counts: dict[str, int] = {}
-    for node in find_all(body, _BINDERS, skip=NESTED_SCOPES):
-        for name in _bound_names(node):
-            counts[name] = counts.get(name, 0) + 1
+    counts = binding_counts(body)
     out = {}
     for node in find_all(body, (cst.Assign,), skip=NESTED_SCOPES):
         target = node.targets[0].target if len(node.targets) == 1 else None
@@ -466,11 +459,3 @@ def local_aliases(body: cst.CSTNode) -> Mapping[str, str]:
                 and held.partition(".")[0] != target.value:
             out[target.value] = held
     return out
-
-
-def _bound_names(node) -> list[str]:
-    """The names one of `_BINDERS` binds."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return [node.name.value]
-    target = node.name if isinstance(node, cst.AsName) else node.target
-    return [n.value for n in find_all(target, (cst.Name,), skip=(cst.Attribute, cst.Subscript))]

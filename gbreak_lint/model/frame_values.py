@@ -17,7 +17,8 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
-from .tensors import TensorScope, target_names
+from ..index.names import binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
+from .tensors import TensorScope
 from .types import FrameKey
 from .values import (Const, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
                      literal)
@@ -634,20 +635,3 @@ def _collect_names(node: cst.CSTNode, found: set[str], nested: bool) -> None:
         _collect_names(child, found, nested)
 
 
-def binding_counts(node: cst.CSTNode) -> dict[str, int]:
-    """How many statements or expressions of a block bind each name (not in nested definitions)."""
-    counts: dict[str, int] = {}
-    for n in find_all(node, _BINDERS, skip=NESTED_SCOPES):
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-            names = {n.name.value}
-        elif isinstance(n, cst.AsName):
-            names = set(target_names(n.name))
-        else:
-            names = set(target_names(n.target))
-        for name in names:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr,
-            cst.FunctionDef, cst.ClassDef)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..index.names import target_names  # noqa: F401  (re-exported)
+
 from ..knowledge import Knowledge
 
 NON_TENSOR_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
@@ -295,19 +297,6 @@ def _python_value_call(value: cst.BaseExpression) -> bool:
     """`t.tolist()`, `t.item()`, `t.numpy()`: the result is a Python value (or array), not a tensor."""
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
         and value.func.attr.value in PYTHON_VALUE_METHODS
-
-
-def target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names: list[str] = []
-        for el in target.elements:
-            names += target_names(el.value)
-        return names
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return []
 
 
 # methods that hand back one of a container's items
