@@ -7,7 +7,8 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import cache
@@ -75,6 +76,7 @@ class Analysis:
     result: LintResult
     prediction: Prediction | None
     catalog: Catalog
+    installed_reads: Mapping[str, str] = field(default_factory=dict)  # installed module -> file signature
 
 
 def lint_paths(paths: list[Path], config: Config, selection: Selection | None = None,
@@ -92,13 +94,15 @@ def lint_paths(paths: list[Path], config: Config, selection: Selection | None = 
     if store:
         store.keep_file_stats(digests, known)
     key = cache.cache_key(fingerprint, digests, reported) if store and fingerprint else None
-    full = store.load_result(key) if store and key else None
+    installed = Snapshot({}, {}, _installed(config))  # the installed files a stored result read, as now
+    full = store.load_result(key, installed.still) if store and key else None
     if full is None:
-        full = analyse(paths, config, selection, progress=progress, jobs=jobs,
-                       store=store if fingerprint else None, digests=digests,
-                       files=(reported, indexed, skipped)).result
+        analysis = analyse(paths, config, selection, progress=progress, jobs=jobs,
+                           store=store if fingerprint else None, digests=digests,
+                           files=(reported, indexed, skipped))
+        full = analysis.result
         if store and key:
-            store.store_result(key, full)
+            store.store_result(key, full, dict(analysis.installed_reads))
     wanted = {str(p) for p in reported} | {e.path for e in skipped}
     if _installed(config) is not None:  # findings inside installed packages, reached from these files
         wanted |= {d.path for d in full.diagnostics
@@ -122,9 +126,11 @@ def _in_library(d: Diagnostic, library: set[str], compiled_at: dict[str, ChainLi
 
 
 def _shown_in_library(d: Diagnostic, library: set[str], config: Config) -> bool:
-    """A finding in an installed package is shown unless the package itself reaches it only
-    behind a condition on values the source does not tell (its own configuration, internal
-    state): the user can neither see nor act on those, and most are not taken."""
+    """A finding reached through an installed package is shown unless the package itself
+    reaches it only behind a condition on values the source does not tell (its own
+    configuration, internal state): the user can neither see nor act on those, and most are
+    not taken. That holds for what such a cause does to the user's own frame too (a compiled
+    `train_step` skipped by an exception the library raises only on an untaken branch)."""
     return config.show_library_conditions or not any(link.condition and link.path in library for link in d.chain)
 
 
@@ -174,7 +180,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
         digests = {}
     elif digests is None or overlay:
         digests = cache.content_digests(indexed, overlay)
-    snapshot = Snapshot(digests, module_names(indexed))
+    snapshot = Snapshot(digests, module_names(indexed), _installed(config))
     summaries = load_summaries(store, snapshot, knowledge, lambda path: _text(Path(path), overlay))
     runs = RunCache(store, _run_fingerprint(config, selection) or "", snapshot, summaries)
     mode = _mode(config, program, reported, indexed)
@@ -222,7 +228,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
     library: set[str] = getattr(index.project.modules, "library_paths", set())
     compiled_at = _compile_sites(entries, library)
     found = [d for d in run_checks(catalog, prediction, thresholds) if d.path in wanted or d.path in library]
-    shown = [d for d in found if d.path in wanted or _shown_in_library(d, library, config)]
+    shown = [d for d in found if _shown_in_library(d, library, config)]
     diagnostics += [d if d.path not in library else _in_library(d, library, compiled_at) for d in shown]
     diagnostics += [d for path, d, _ in _load_failures(index) if d is not None and path in wanted]
     errors += [e for path, _, e in _load_failures(index) if e is not None and path in wanted]
@@ -236,7 +242,7 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
                         tuple(sorted(dict.fromkeys(errors), key=lambda e: e.path)),
                         len(set(found) - set(shown)))
     clock.lap("rules + report")
-    return Analysis(result, prediction, catalog)
+    return Analysis(result, prediction, catalog, dict(snapshot.installed_reads))
 
 
 def _same_programs(candidates: tuple[str, ...], components: dict[str, int], reported) -> tuple[str, ...]:

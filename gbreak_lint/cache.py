@@ -19,6 +19,7 @@ import hmac
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -199,17 +200,20 @@ class ProjectStore:
         if files != known:
             self.summaries.write("stats.json", {"files": files})
 
-    def load_result(self, key: str) -> LintResult | None:
+    def load_result(self, key: str, still: Callable[[object], bool] = lambda reads: True) -> LintResult | None:
+        """`still(installed)`: whether the installed modules the result read are unchanged."""
         body = self.results.read(_result_name(key))
-        if body is None or body.get("key") != key:
+        if body is None or body.get("key") != key or not still(body.get("installed", {})):
             return None
         try:
             return from_plain(LintResult, body["result"])
         except (KeyError, PlainDataError, TypeError, ValueError, RecursionError):
             return None
 
-    def store_result(self, key: str, result: LintResult) -> None:
-        self.results.write(_result_name(key), {"key": key, "result": to_plain(result)})
+    def store_result(self, key: str, result: LintResult, installed: dict[str, str] | None = None) -> None:
+        """`installed`: the installed modules the run read, name -> file signature."""
+        self.results.write(_result_name(key), {"key": key, "result": to_plain(result),
+                                               "installed": installed or {}})
 
 
 def _result_name(key: str) -> str:

@@ -21,6 +21,7 @@ import libcst as cst
 from .cache import ProjectStore, SignedStore, tool_fingerprint
 from .diagnostics import Span
 from .index.entries import EntryFacts
+from .index.installed import InstalledPackages
 from .index.lazy import LazyModules
 from .index.skeleton import GLOBAL_MARKERS, ModuleSummary, summarize
 from .index.stored import code_of, module_from_plain, module_to_plain
@@ -34,22 +35,43 @@ SHARED_READERS = 3  # a module read by this many tasks of a whole scan has its i
 
 
 class Snapshot:
-    """The project's files as this run sees them: content digests and import names."""
+    """The project's files as this run sees them: content digests and import names; and the
+    installed packages' files it follows (by size and times: they are not read up front)."""
 
-    def __init__(self, digests: dict[str, str], names: dict[str, str]):
+    def __init__(self, digests: dict[str, str], names: dict[str, str],
+                 installed: InstalledPackages | None = None):
         self.digests = digests  # path -> content digest
         self.names = names  # path -> import name
         self._by_name = {name: path for path, name in names.items()}
+        self._installed = installed
+        self._signatures: dict[str, str] = {}  # installed module name -> its file's signature
+        self.installed_reads: dict[str, str] = {}  # what the run's reused and stored work read there
 
     def digest_of(self, name: str) -> str:
         path = self._by_name.get(name)
         return self.digests.get(path, ABSENT) if path is not None else ABSENT
 
     def read_set(self, names) -> dict[str, str]:
-        return {name: self.digest_of(name) for name in sorted(names)}
+        found = {name: self.signature_of(name) for name in sorted(names)}
+        self._note_installed(found)
+        return found
 
     def still(self, reads: object) -> bool:
-        return isinstance(reads, dict) and all(self.digest_of(n) == d for n, d in reads.items())
+        if not isinstance(reads, dict) or not all(self.signature_of(n) == d for n, d in reads.items()):
+            return False
+        self._note_installed(reads)
+        return True
+
+    def signature_of(self, name: str) -> str:
+        """A project module's content digest; an installed module's file signature."""
+        if name in self._by_name or self._installed is None:
+            return self.digest_of(name)
+        if name not in self._signatures:
+            self._signatures[name] = self._installed.signature(name) or ABSENT
+        return self._signatures[name]
+
+    def _note_installed(self, reads: dict) -> None:
+        self.installed_reads.update((n, d) for n, d in reads.items() if n not in self._by_name and d != ABSENT)
 
 
 class RunCache:

@@ -192,4 +192,56 @@ def test_library_findings_behind_undecided_conditions_are_hidden_unless_asked(pr
     assert item["condition"] == '"dynamic" in self.kind'
     code, out, _ = run(capsys, "check", project.root / "train.py", "--root", project.root,
                        "--python", sys.executable)
-    assert "1 more in installed packages, behind conditions" in out
+    assert "1 more through installed packages, behind conditions" in out
+
+
+RAISING_BEHIND_CONFIG = """\
+import torch.nn as nn
+
+
+def _blocks(mask):
+    return mask.shape[0]
+
+
+class Stack(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.local = config.get("local")
+
+    def forward(self, x, mask=None):
+        if self.local:
+            return x * _blocks(mask)
+        return x
+"""
+
+
+def test_a_user_frame_skipped_only_behind_a_library_condition_is_hidden_unless_asked(project, installed, capsys):
+    """The skip is what the library's cause does to the user's frame: it is as undecided as
+    the cause, which the library reaches only behind its own configuration."""
+    (installed / "fakelib" / "stack.py").write_text(RAISING_BEHIND_CONFIG)
+    project("train.py", TRAIN.replace("from fakelib import Net", "from fakelib.stack import Stack")
+            .replace("Net({args})", "Stack(__import__('json').loads('{}'))"))
+    hidden = scan(capsys, project)
+    assert not any(d["code"] == "GBL108" for d in hidden["diagnostics"])
+    shown = scan(capsys, project, "--show-library-conditions")
+    (item,) = [d for d in shown["diagnostics"] if d["code"] == "GBL108" and d["path"].endswith("train.py")]
+    assert item["condition"] == "self.local"
+
+
+def test_an_installed_file_edited_in_place_is_read_again(project, installed, capsys, tmp_path):
+    """An editable install changes a library file without touching any search-path folder:
+    neither the stored result nor the stored Dynamo task may answer for the old text."""
+    net = installed / "fakelib" / "models" / "net.py"
+    project("train.py", TRAIN.format(args=""))
+    cache_dir = str(tmp_path / "cache")
+
+    def codes(*extra):
+        return {d["code"] for d in scan(capsys, project, "--cache-dir", cache_dir, *extra)["diagnostics"]}
+
+    assert "GBL307" in codes()
+    net.write_text(NET.replace("return x.sum().item()", "return x.sum()"))
+    assert "GBL307" not in codes()  # the whole-run result is stale
+    net.write_text(NET)
+    for stored in Path(cache_dir).rglob("result-*.json"):
+        stored.unlink()
+    assert "GBL307" in codes()  # only the stored task could answer: it is stale too

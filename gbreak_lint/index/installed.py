@@ -82,9 +82,23 @@ class InstalledPackages:
         self._found[name] = found
         return found
 
+    def signature(self, name: str) -> str | None:
+        """What a result that read module `name` depends on: its file's size and times (an
+        editable install edited in place changes no search-path folder's time). None: no
+        installed file (torch, the standard library, a name that is not there)."""
+        path = self.find(name)
+        if path is None:
+            return None
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        return f"{path}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
     def fingerprint(self) -> str:
         """What a cached result read from these packages depends on: the search path and when
-        each of its folders last changed (installing or upgrading a package changes it)."""
+        each of its folders last changed (installing or upgrading a package changes it); the
+        files it read are checked one by one (`signature`)."""
         parts = []
         for root in self.paths:
             try:

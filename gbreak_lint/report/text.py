@@ -43,5 +43,5 @@ def _summary(result: LintResult) -> str:
 
 def _hidden(result: LintResult) -> str:
     n = result.hidden_library_conditional
-    return (f" {n} more in installed packages, behind conditions the source does not decide "
+    return (f" {n} more through installed packages, behind conditions the source does not decide "
             f"(--show-library-conditions)." if n else "")
