@@ -16,7 +16,7 @@ from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
-from ..walk import find_all, walk
+from ..walk import NESTED_SCOPES, find_all, walk
 from .callables import Callables
 from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
@@ -39,6 +39,7 @@ class EntryCall(NamedTuple):
     fresh: bool = False  # after `torch._dynamo.reset()`: Dynamo compiles it again from nothing
     # under set_stance("eager_then_compile"), the first call: run eagerly, its values recorded
     observe_only: bool = False
+    reset_by_itself: bool = False  # fresh because the compiled code calls the reset itself
 
 
 class _Call(NamedTuple):
@@ -123,6 +124,7 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     variants: list[EntryCall] = []
     called = _through_decorators(project, knowledge, key) if cls is not None else key
     resets, eager_calls, observed = 0, 0, False
+    resets_itself = _resets_caches(project, knowledge, module, entry)
     for found in _calls_named(project, knowledge, module, entry.called_as):
         if found.stance in knowledge.stances_not_compiling:
             eager_calls += 1  # runs eagerly: compiles nothing
@@ -132,13 +134,28 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
         made = _with_call_site(project, knowledge, module, called, found.call, cls is not None,
                                found.local_values, found.caller)
         made = FrameKey(**{**_fields(made), "global_state": tuple(sorted(found.state))})
-        variant = EntryCall(made, found.strict, found.resets > resets, observe_only=observe)
+        # the code's own reset restarts the compile ids, and its resume function takes the
+        # first: the second call compiles under a new id, later ones repeat the second's
+        again = resets_itself and bool(variants) and found.resets == resets
+        variant = EntryCall(made, found.strict, found.resets > resets or again, observe_only=observe,
+                            reset_by_itself=again and len(variants) == 1)
         resets = found.resets
         if variant.fresh or variant not in variants:
             variants.append(variant)
     if not variants and eager_calls:
         return []  # every call runs under a stance that compiles nothing
     return variants[:MAX_VARIANTS] or [EntryCall(key, False)]
+
+
+def _resets_caches(project: ProjectIndex, knowledge: Knowledge, module, entry: EntryPoint) -> bool:
+    """Does the compiled function's own body call `torch._dynamo.reset()`? Then each call
+    finds the cache empty: Dynamo compiles it again, and traces its breaks again (measured on
+    2.13: two calls, two hits)."""
+    fn = project.function(entry.function)
+    if fn is None:
+        return False
+    return any(project.qualify(call.func, module, fn) in knowledge.cache_resets
+               for call in find_all(fn.node.body, (cst.Call,), skip=NESTED_SCOPES))
 
 
 def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameKey) -> FrameKey:

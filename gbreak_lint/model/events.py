@@ -665,6 +665,7 @@ class FrameBuilder:
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
+            self.values.store_item(target, value)
             if self.index_reads.store(target):
                 return
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)

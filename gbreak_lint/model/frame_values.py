@@ -17,10 +17,11 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
+from .dict_locals import display_keywords, item_stored_names, plain_dict_local, with_item
 from ..index.names import binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
 from .tensors import TensorScope
 from .types import FrameKey
-from .values import (Const, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
+from .values import (Const, Keywords, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
                      literal)
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
@@ -123,17 +124,53 @@ class FrameValues:
         return Const(built_at_top(self.project, self.k.dtype_names, cls, value, module))
 
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Subscript):
+            self.store_item(target, value)
+            return
         if isinstance(target, cst.Name) and value is not None:
-            found: object = self.value(value)
+            found: object = self.value(value) or self._own_dict(target.value, value)
             if found is None:
                 shape = self.shape_of(value)
                 found = TensorShape(shape) if shape is not None else _UNKNOWN_LOCAL
             self.locals[target.value] = found
             return
+        for item in find_all(target, (cst.Subscript,)) if isinstance(target, (cst.Tuple, cst.List)) else ():
+            self.store_item(item, None)  # `d["a"], x = pair`
         if isinstance(target, (cst.Tuple, cst.List)) and value is not None and self._unpack(target, value):
             return
         for name in target_names(target):
             self.locals[name] = _UNKNOWN_LOCAL
+
+    def _own_dict(self, name: str, value: cst.BaseExpression) -> Const | None:
+        """A dict display the frame binds `name` to (directly or as the taken side of a
+        conditional expression), when the frame's statements show every change to its keys."""
+        while isinstance(value, cst.IfExp):
+            taken = self.truth(value.test)
+            if taken is None:
+                return None
+            value = value.body if taken else value.orelse
+        if not isinstance(value, cst.Dict) or not plain_dict_local(self.function.node, name):
+            return None
+        held = display_keywords(value, self.value, self.scope.is_tensor)
+        return Const(held) if held is not None else None
+
+    def store_item(self, target: cst.Subscript, value: cst.BaseExpression | None) -> None:
+        """`d["k"] = v` on a dict whose keys are known (built here, or a `**kwargs`): it holds
+        "k" now. A key not known, or a dict not known: its keys are unknown."""
+        if not isinstance(target.value, cst.Name):
+            return
+        name = target.value.value
+        held = self.name_value(name)
+        if held is None or not isinstance(held.value, Keywords):
+            return
+        index = target.slice[0].slice if len(target.slice) == 1 else None
+        key = self.value(index.value) if isinstance(index, cst.Index) else None
+        if key is None or not isinstance(key.value, str):
+            self.locals[name] = _UNKNOWN_LOCAL
+            return
+        stored = self.value(value) if value is not None else None
+        tensor = value is not None and self.scope.is_tensor(value)
+        self.locals[name] = Const(with_item(held.value, key.value, stored, tensor))
 
     def unrolled(self, loop: cst.For) -> dict | None:
         """The locals after a loop over a known, short sequence of constants, which Dynamo
@@ -233,8 +270,9 @@ class FrameValues:
         return True
 
     def forget(self, node: cst.CSTNode) -> None:
-        """Names a block rebinds are unknown around it (a loop body, a try)."""
-        for name in assigned_names(node):
+        """Names a block rebinds, or whose items it stores, are unknown around it (a loop
+        body, a try)."""
+        for name in assigned_names(node) | item_stored_names(node):
             self.locals[name] = _UNKNOWN_LOCAL
 
     def forget_loop(self, body: cst.CSTNode, target: cst.BaseExpression | None = None) -> None:
@@ -242,13 +280,14 @@ class FrameValues:
         gives back the value they came in with (`x = x + 1`, `x = torch.relu(x)` on a tensor of
         known shape: Dynamo traces each iteration with that shape)."""
         loop_vars = set(target_names(target)) if target is not None else set()
-        self._keep_invariant(body, assigned_names(body) | loop_vars, loop_vars)
+        self._keep_invariant(body, assigned_names(body) | item_stored_names(body) | loop_vars, loop_vars)
 
     def forget_try(self, body: cst.CSTNode) -> None:
         """Before a try body, whose handlers may run after any of its statements: the names it
         rebinds are unknown, except one bound once to the value it already held."""
         counts = binding_counts(body)
-        self._keep_invariant(body, set(counts), {n for n, c in counts.items() if c > 1})
+        stored = item_stored_names(body)
+        self._keep_invariant(body, set(counts) | stored, {n for n, c in counts.items() if c > 1} | stored)
 
     def _keep_invariant(self, body: cst.CSTNode, names: set[str], varying: set[str]) -> None:
         """Bind `names` as a block leaves them when its assignments are run until the names

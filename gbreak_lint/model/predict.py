@@ -439,7 +439,7 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
                 continue
             for variant in entry_variants(project, knowledge, entry, _entry_key(project, entry)):
                 if variant.fresh:
-                    tracer.reset_caches()
+                    tracer.reset_caches(recount=variant.reset_by_itself)
                 if variant.observe_only:
                     tracer.observe_entry(variant.key)
                     continue

@@ -124,15 +124,18 @@ class Tracer:
         self.before_reset: set[tuple] = set()  # sites hit before the program's last torch._dynamo.reset()
 
     # -- top-level frames ------------------------------------------------------------
-    def reset_caches(self) -> None:
+    def reset_caches(self, recount: bool = False) -> None:
         """`torch._dynamo.reset()`: every compiled frame is forgotten and compiles again. Dynamo's
         frame counter restarts too, so compiling the same code again repeats the compile ids a
         site was hit under: a site met before the reset is not counted again, unless only
-        compiles that raised met it (those count as their own, not under a repeated id)."""
+        compiles that raised met it (those count as their own, not under a repeated id).
+        `recount`: the compiled code reset the caches itself; the resume function compiled
+        after it took the restarted ids, so the next compile of the code is a new one."""
         self.compiled.clear()
         self.values_seen.clear()
         self.observed.clear()
-        self.before_reset.update(k for k, site in self.sites.items() if site.outcomes - {HARD_ERROR})
+        if not recount:
+            self.before_reset.update(k for k, site in self.sites.items() if site.outcomes - {HARD_ERROR})
 
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
         """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""

@@ -461,7 +461,11 @@ class ValueEvaluator:
         if isinstance(op, (cst.Is, cst.IsNot)):
             same = self._identity(left, right, depth)
             return None if same is None else (same if isinstance(op, cst.Is) else not same)
-        if self.is_tensor(left) or self.is_tensor(right):
+        if isinstance(op, (cst.In, cst.NotIn)):  # `"k" in d` of a dict whose keys are known: by key
+            held, key = self.value(right, depth), self.value(left, depth)
+            if held is not None and key is not None and isinstance(held.value, Keywords):
+                return (key.value in held.value) == isinstance(op, cst.In)
+        if self._tensor(left) or self._tensor(right):
             return None  # a tensor comparison is a tensor, not a Python value
         a, b = self.value(left, depth), self.value(right, depth)
         fn = COMPARE.get(type(op))
@@ -472,10 +476,23 @@ class ValueEvaluator:
         except Exception:  # noqa: BLE001 - e.g. `None < 1`: Python would raise; not ours to fold
             return None
 
+    def _tensor(self, expr) -> bool:
+        """Is `expr` a tensor: for an item of a dict whose keys are known (`d.get("k")`,
+        `d["k"]`), whether that key holds one; else as the tensor scope says."""
+        holder, key, default = _keyed_item(expr)
+        held = self.value(holder) if holder is not None else None
+        keys = held.value if held is not None and isinstance(held.value, Keywords) else None
+        name = self.value(key) if keys is not None else None
+        if keys is None or name is None or not isinstance(name.value, str):
+            return self.is_tensor(expr)
+        if name.value in keys:
+            return name.value in keys.tensors
+        return default is not None and self.is_tensor(default)
+
     def _identity(self, left, right, depth: int) -> bool | None:
         """`x is None` / `x is not None`: a tensor is never None; constants compare directly."""
         for a, b in ((left, right), (right, left)):
-            if literal(b) == Const(None) and self.is_tensor(a):
+            if literal(b) == Const(None) and self._tensor(a):
                 return False
         va, vb = self.value(left, depth), self.value(right, depth)
         if va is None or vb is None:
@@ -573,6 +590,8 @@ class ValueEvaluator:
         found = self.value(obj, depth)
         if found is not None and isinstance(found.value, Seq):
             return Const(f"builtins.{found.value.kind}" in names)
+        if found is not None and isinstance(found.value, Keywords):  # a dict (`**kwargs`, one built here)
+            return Const("builtins.dict" in names) if all(n in BUILTIN_TYPES for n in names) else None
         if self.is_tensor(obj):
             if any(n in TENSOR_TYPES for n in names):
                 return Const(True)
@@ -589,6 +608,16 @@ class ValueEvaluator:
     def _len_of_display(expr) -> Const | None:
         found = display_length(expr)
         return Const(found) if found is not None else None
+
+
+def _keyed_item(expr) -> tuple:
+    """(holder, key, default) of `holder.get(key[, default])` or `holder[key]`; Nones else."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get" \
+            and 1 <= len(expr.args) <= 2 and not any(a.keyword or a.star for a in expr.args):
+        return expr.func.value, expr.args[0].value, expr.args[1].value if len(expr.args) == 2 else None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        return expr.value, expr.slice[0].slice.value, None
+    return None, None, None
 
 
 # builtins that run an iterator to its end
