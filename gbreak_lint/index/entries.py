@@ -13,7 +13,7 @@ from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
 from .names import FULLGRAPH_KEYWORDS, dotted, keyword_true, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module
-from .symbols import ClassInfo, FunctionInfo, ModuleIndex
+from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_body
 from ..walk import walk
 
 MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
@@ -371,9 +371,7 @@ class _EntryFinder(cst.CSTVisitor):
     def _compiled_lambda(self, lam: cst.Lambda, node, fullgraph: bool, how: str) -> None:
         """`torch.compile(lambda x: m(x))` in a function: the lambda's code is the compiled
         frame (Dynamo names it `<lambda>`), its free names those of the function around it."""
-        host = self.function
-        if host is None:  # a module-level lambda has no function to read its names from
-            return
+        host = self.function or module_body(self.module.parsed, self.module.name)
         span = self.module.parsed.span(lam)
         assigned = self.assigned.get(id(node))
         called_as = assigned or (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once
@@ -392,6 +390,9 @@ def lambda_entry_name(host: str, line: int, column: int) -> str:
 def entry_function(project: ProjectIndex, entry: EntryPoint) -> FunctionInfo | None:
     """The project function an entry's code lives in: the compiled function itself, or the
     function a compiled lambda is written in."""
+    if entry.lambda_host is not None and entry.lambda_host.endswith("." + MODULE_BODY):
+        module = project.modules.get(entry.lambda_host[:-len(MODULE_BODY) - 1])
+        return module_body(module.parsed, module.name) if module is not None else None
     return project.function(entry.lambda_host or entry.function)
 
 

@@ -49,6 +49,32 @@ class FunctionInfo:
         return has_yield(self.node.body)
 
 
+MODULE_BODY = "<module>"  # the name a module's top-level code goes by as a host of lambdas
+
+
+@dataclass(frozen=True)
+class ModuleBody(FunctionInfo):
+    """A module's top-level code seen as a function: what a lambda compiled at module level
+    (`torch.compile(lambda x: m(x))`) is written in. Its names are the module's globals; its
+    node is a def wrapping the module's own statements (the same nodes, so positions come from
+    the module's tree)."""
+
+    @property
+    def node(self) -> cst.FunctionDef:
+        return self._wrapper
+
+    @cached_property
+    def _wrapper(self) -> cst.FunctionDef:
+        return cst.FunctionDef(cst.Name("module_body"), cst.Parameters(),
+                               cst.IndentedBlock(self.parsed.module.body))
+
+
+def module_body(parsed: ParsedModule, module: str) -> ModuleBody:
+    return ModuleBody(qualname=f"{module}.{MODULE_BODY}", name=MODULE_BODY, module=module, path=str(parsed.path),
+                      ordinal=-1, def_line=1, parsed=parsed, class_qualname=None, parent_function=None,
+                      params=(), decorators=(), is_async=False, local_functions=MappingProxyType({}))
+
+
 @dataclass(frozen=True)
 class ClassInfo:
     qualname: str

@@ -6,7 +6,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from ..index.symbols import FunctionInfo, ModuleIndex
+from ..index.symbols import FunctionInfo, ModuleBody, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
 from .class_members import missing_member
@@ -52,7 +52,8 @@ class FrameBuilder:
         self.parsed = module.parsed
         function = source if isinstance(source, FunctionInfo) else source.parent
         self.function = function
-        self.anchor = (function.node, function.def_line)  # positions are computed per definition
+        # positions are computed per definition; a module's top-level code is no definition
+        self.anchor = None if isinstance(function, ModuleBody) else (function.node, function.def_line)
         self.resolver = CallResolver(env.project, env.knowledge, module, function, dict(key.bindings),
                                      key.self_class)
         self.scope = TensorScope(env.knowledge, self.resolver.qualify,
