@@ -1216,6 +1216,10 @@ class CauseMatcher:
                 continue
             if arg.star != "**" or not isinstance(value, Keywords) or not isinstance(arg.value, cst.Name):
                 return None
+            if arg.value.value not in {p.name for p in self.b.function.params}:
+                # a dict this frame built: its value followed each store up to here
+                found = Keywords(found.names + value.names, found.tensors + value.tensors, found.values + value.values)
+                continue
             stored = self._stored_keys(arg.value.value)
             if stored is None:
                 return None

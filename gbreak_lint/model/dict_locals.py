@@ -5,7 +5,7 @@ no taken path stored makes `.get` None and the branch behind it is never traced.
 
 Only a name used in ways whose effect on the keys FrameValues follows statement by statement
 is modelled: item stores and loads, `.get` / `.keys()` / `.items()` / `.values()`, `in`,
-`len()`, truth tests, rebinding. Anything else (passed to a call, `**d`, `.update`, `.pop`,
+`len()`, truth tests, rebinding, `f(**d)` (a copy). Anything else (passed to a call, `.update`, `.pop`,
 `del d[k]`, read in a nested function or comprehension) may change the keys where the frame's
 statements do not show it: then the dict is not a value at all.
 """
@@ -100,6 +100,8 @@ def _plain_use(chain: tuple, name: str) -> bool:
         return True
     if isinstance(parent, cst.IfExp):
         return _is_name(parent.test, name) or _reassigns_itself(chain, name)
+    if isinstance(parent, cst.Arg) and parent.star == "**":
+        return True  # `f(**d)` hands the callee a copy of the items
     if isinstance(parent, cst.Arg) and len(chain) >= 2 and isinstance(chain[-2], cst.Call):
         call = chain[-2]
         return not parent.star and isinstance(call.func, cst.Name) and call.func.value in ("len", "bool")
