@@ -1380,8 +1380,11 @@ class FrameBuilder:
         read = self._names_read(node, skip_first_iter=True)
         # `self` read inside is a free variable too: a module makes Dynamo compile the frame
         owner = self.resolver.cls.qualname if "self" in read and self.resolver.cls is not None else ""
-        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(read & self.scope.tensors),
-                       self_class=owner)
+        tensors = read & self.scope.tensors
+        # the static shapes of those it knows: a callee's `if x.shape[0] > 1` is decided there too
+        shapes = ((n, self.values.shape_of(cst.Name(n))) for n in sorted(tensors))
+        key = FrameKey(f"{self.function.qualname}.{name}@{line}:{span.column - 1}", frozenset(tensors),
+                       self_class=owner, shapes=tuple((n, s) for n, s in shapes if s is not None))
         source = Comprehension(node, self.function, line, not self._wrappable_iterator(node.for_in.iter))
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION

@@ -49,6 +49,7 @@ class FrameValues:
         # its own that sets them): what they held when the frame was entered no longer holds
         self.written: dict[str, Const | None] = {}
         self.params = {p.name: p for p in function.params} if not inherited else {}
+        self.inherited = inherited  # a comprehension's or lambda's frame: its free names are the key's
         self.arguments = dict(key.arguments)
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, scope.is_tensor, qualify,
                                         self.has_attribute, self.call_value,
@@ -349,7 +350,7 @@ class FrameValues:
             held = self.locals.get(expr.value)
             if held is not None:
                 return held.dims if isinstance(held, TensorShape) else None
-            return dict(self.key.shapes).get(expr.value) if expr.value in self.params else None
+            return dict(self.key.shapes).get(expr.value) if expr.value in self.params or self.inherited else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return dict(self.key.shapes).get(f"self.{expr.attr.value}")  # set from a sized tensor
         if isinstance(expr, cst.BinaryOperation):
