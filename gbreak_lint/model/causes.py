@@ -1103,7 +1103,7 @@ class CauseMatcher:
                 self._bind(arg.keyword.value, arg.value, tensors, bindings, arguments)
         spread = forwarded or Keywords()  # passed on by `**kwargs`: tensors, or values we do not know
         tensors.update(name for name in spread.tensors if name in by_name)
-        for name in spread.names:
+        for name in spread.names + spread.maybe:
             if name in by_name and name not in spread.tensors:
                 arguments.setdefault(name, spread.value_of(name) or PASSED_UNKNOWN)
         arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded, items,
@@ -1218,15 +1218,17 @@ class CauseMatcher:
                 return None
             if arg.value.value not in {p.name for p in self.b.function.params}:
                 # a dict this frame built: its value followed each store up to here
-                found = Keywords(found.names + value.names, found.tensors + value.tensors, found.values + value.values)
+                found = Keywords(found.names + value.names, found.tensors + value.tensors,
+                                 found.values + value.values, found.maybe + value.maybe)
                 continue
             stored = self._stored_keys(arg.value.value)
             if stored is None:
                 return None
-            names = tuple(sorted(set(value.names) | stored))
+            names = tuple(sorted((set(value.names) | stored) - set(value.maybe)))
             kept = tuple((k, v) for k, v in value.values if k not in stored)  # a key it stores holds something else
             kept += tuple(self._constant_stores(arg.value.value, node).items())
-            found = Keywords(found.names + names, found.tensors + value.tensors, found.values + kept)
+            found = Keywords(found.names + names, found.tensors + value.tensors, found.values + kept,
+                             found.maybe + value.maybe)
         return found, items
 
     def _stored_keys(self, name: str) -> set[str] | None:

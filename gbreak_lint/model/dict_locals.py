@@ -11,7 +11,7 @@ statements do not show it: then the dict is not a value at all.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -46,7 +46,41 @@ def with_item(held: Keywords, key: str, value: Const | None, tensor: bool) -> Ke
     names = held.names if key in held.names else held.names + (key,)
     tensors = tuple(k for k in held.tensors if k != key) + ((key,) if tensor else ())
     values = tuple((k, v) for k, v in held.values if k != key) + (((key, value),) if value is not None else ())
-    return Keywords(names, tensors, values)
+    return Keywords(names, tensors, values, tuple(k for k in held.maybe if k != key))
+
+
+def joined(ways: list[Keywords]) -> Keywords:
+    """The dict after ways that leave it holding `ways`: a name all of them hold is held, one
+    only some hold may be; an item keeps what it is (a tensor, a constant) where all agree."""
+    names = tuple(k for k in ways[0].names if all(k in w.names for w in ways))
+    seen = {k for w in ways for k in w.names + w.maybe}
+    tensors = tuple(k for k in names if all(k in w.tensors for w in ways))
+    values = tuple((k, v) for k, v in ways[0].values
+                   if k in names and all(w.value_of(k) == v for w in ways))
+    return Keywords(names, tensors, values, tuple(sorted(seen - set(names))))
+
+
+def loosened(held: Keywords, keys: set[str]) -> Keywords:
+    """`held` around a block that may store `keys` (a loop, a try): they may be held, holding
+    what is not known; the other names stay as they were."""
+    return joined([held, Keywords(held.names + tuple(sorted(keys - set(held.names))))]) \
+        if keys else held
+
+
+def stored_keys(node: cst.CSTNode, name: str, value_of: Callable) -> set[str] | None:
+    """The keys a block stores into `name` (`name["k"] = v`, `name[k] += v` with `k` known as
+    the block is entered); None when one is not a known string."""
+    keys: set[str] = set()
+    for n in find_all(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+        for sub in find_all(n.target, (cst.Subscript,)):
+            if not (isinstance(sub.value, cst.Name) and sub.value.value == name):
+                continue
+            index = sub.slice[0].slice if len(sub.slice) == 1 else None
+            key = value_of(index.value) if isinstance(index, cst.Index) else None
+            if key is None or not isinstance(key.value, str):
+                return None
+            keys.add(key.value)
+    return keys
 
 
 def item_stored_names(node: cst.CSTNode) -> set[str]:

@@ -17,7 +17,8 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
-from .dict_locals import display_keywords, item_stored_names, plain_dict_local, with_item
+from .dict_locals import (display_keywords, item_stored_names, joined, loosened, plain_dict_local, stored_keys,
+                          with_item)
 from ..index.names import binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
 from .tensors import TensorScope
 from .types import FrameKey
@@ -45,6 +46,7 @@ class FrameValues:
         self.compile_time = compile_time
         self.default_dtype = default_dtype
         self.locals: dict[str, object] = {}
+        self._plain_dicts: dict[str, bool] = {}  # names `plain_dict_local` allows, by name
         # `self` attributes the frame wrote while tracing (directly, or by calling a method of
         # its own that sets them): what they held when the frame was entered no longer holds
         self.written: dict[str, Const | None] = {}
@@ -150,7 +152,11 @@ class FrameValues:
             if taken is None:
                 return None
             value = value.body if taken else value.orelse
-        if not isinstance(value, cst.Dict) or not plain_dict_local(self.function.node, name):
+        if not isinstance(value, cst.Dict):
+            return None
+        if name not in self._plain_dicts:  # walks the whole function: once per name
+            self._plain_dicts[name] = plain_dict_local(self.function.node, name)
+        if not self._plain_dicts[name]:
             return None
         held = display_keywords(value, self.value, self.scope.is_tensor)
         return Const(held) if held is not None else None
@@ -271,30 +277,51 @@ class FrameValues:
         return True
 
     def forget(self, node: cst.CSTNode) -> None:
-        """Names a block rebinds, or whose items it stores, are unknown around it (a loop
-        body, a try)."""
-        for name in assigned_names(node) | item_stored_names(node):
-            self.locals[name] = _UNKNOWN_LOCAL
+        """Names a block rebinds are unknown around it (a loop body, a try); the dicts whose
+        items it stores may hold the keys it stores."""
+        rebound = assigned_names(node)
+        dicts = self._loosened_dicts(node, rebound)
+        for name in rebound | set(dicts):
+            self.locals[name] = dicts.get(name, _UNKNOWN_LOCAL)
 
     def forget_loop(self, body: cst.CSTNode, target: cst.BaseExpression | None = None) -> None:
         """Before a loop body: the names it rebinds are unknown, except those that every pass
         gives back the value they came in with (`x = x + 1`, `x = torch.relu(x)` on a tensor of
         known shape: Dynamo traces each iteration with that shape)."""
         loop_vars = set(target_names(target)) if target is not None else set()
-        self._keep_invariant(body, assigned_names(body) | item_stored_names(body) | loop_vars, loop_vars)
+        self._keep_invariant(body, assigned_names(body) | loop_vars, loop_vars)
 
     def forget_try(self, body: cst.CSTNode) -> None:
         """Before a try body, whose handlers may run after any of its statements: the names it
         rebinds are unknown, except one bound once to the value it already held."""
         counts = binding_counts(body)
-        stored = item_stored_names(body)
-        self._keep_invariant(body, set(counts) | stored, {n for n, c in counts.items() if c > 1} | stored)
+        self._keep_invariant(body, set(counts), {n for n, c in counts.items() if c > 1})
+
+    def _loosened_dicts(self, body: cst.CSTNode, rebound: set[str]) -> dict[str, object]:
+        """The dicts of known keys whose items a block stores (and does not rebind), as
+        the block may leave them: each key it stores may be held (see `loosened`); a dict
+        given a key not known there is unknown. The keys are read with `rebound` unknown."""
+        saved = self.snapshot()
+        self.locals.update(dict.fromkeys(rebound, _UNKNOWN_LOCAL))
+        found: dict[str, object] = {}
+        for name in item_stored_names(body) - rebound:
+            held = saved.get(name) if name in saved else self.name_value(name)
+            if not (isinstance(held, Const) and isinstance(held.value, Keywords)):
+                continue  # not a dict of known keys (a tensor's items: its value stays)
+            keys = stored_keys(body, name, self.value)
+            found[name] = Const(loosened(held.value, keys)) if keys is not None else _UNKNOWN_LOCAL
+        self.restore(saved)
+        return found
 
     def _keep_invariant(self, body: cst.CSTNode, names: set[str], varying: set[str]) -> None:
         """Bind `names` as a block leaves them when its assignments are run until the names
         kept stop changing (they only ever drop out): a name keeps its value where running the
-        block gives it back; `varying` names and the others are unknown."""
+        block gives it back; `varying` names and the others are unknown. The dicts whose
+        items it stores are loosened (`_loosened_dicts`) for the whole run."""
         entry = self.snapshot()
+        dicts = self._loosened_dicts(body, names)
+        entry.update(dicts)
+        names = names - set(dicts)
         for name in names - set(entry):
             entry[name] = self._entry_value(name)
         kept = {n for n in names - varying if entry[n] is not _UNKNOWN_LOCAL}
@@ -335,8 +362,8 @@ class FrameValues:
         names = set().union(*branches)
         merged = {}
         for name in names:
-            values = [b.get(name, _UNKNOWN_LOCAL) for b in branches]
-            merged[name] = values[0] if all(v == values[0] for v in values) else _UNKNOWN_LOCAL
+            values = [b[name] if name in b else self._entry_value(name) for b in branches]
+            merged[name] = values[0] if all(v == values[0] for v in values) else _joined_dicts(values)
         self.locals = merged
 
     # -- shapes ---------------------------------------------------------------------------
@@ -524,6 +551,14 @@ class FrameValues:
             return Const(self.k.constant_calls[qual])
         known = self.compile_time.value(call, self.qualify)
         return Const(known) if known is not None else None
+
+
+def _joined_dicts(values: list) -> object:
+    """Dicts of known keys that ways leave different: joined (see `joined`); other values
+    that differ: unknown."""
+    if all(isinstance(v, Const) and isinstance(v.value, Keywords) for v in values):
+        return Const(joined([v.value for v in values]))
+    return _UNKNOWN_LOCAL
 
 
 def _varnames(fn: FunctionInfo) -> tuple[str, ...]:

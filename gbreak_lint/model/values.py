@@ -73,6 +73,9 @@ class Keywords:
     names: tuple[str, ...] = ()
     tensors: tuple[str, ...] = ()  # the names whose values are tensors
     values: tuple[tuple[str, "Const"], ...] = ()  # the constants some hold (`inputs_embeds=None`)
+    # names held on some ways here and not on others (stored behind an undecided branch, in a
+    # loop or a try): whether it holds them is unknown, the other names stay known
+    maybe: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.names)
@@ -82,6 +85,24 @@ class Keywords:
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
+
+    def holds(self, name: object) -> bool | None:
+        """Whether the dict holds `name`: None for a name held only on some ways."""
+        return None if name in self.maybe else name in self.names
+
+    def exact(self) -> bool:
+        """Are all its names known (its length, truth and copies are)?"""
+        return not self.maybe
+
+
+def known_truth(value: object) -> bool | None:
+    """`bool(value)`, None when it is not known (a dict whose names are partly unknown)."""
+    if isinstance(value, Keywords) and not value.exact() and not value.names:
+        return None
+    try:
+        return bool(value)
+    except Exception:  # noqa: BLE001 - a value whose truth Python itself could not take
+        return None
 
 
 def star_arguments(params, positional: list, args, is_tensor: Callable,
@@ -110,7 +131,8 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
         elif param.kind == "double_star":
             names = sorted(k for k in keywords if k not in named)
             held = tuple((k, constants[k]) for k in names if constants.get(k) is not None)
-            out[param.name] = Const(Keywords(tuple(names), tuple(k for k in names if keywords[k]), held))
+            maybe = tuple(k for k in forwarded.maybe if k not in named) if forwarded is not None else ()
+            out[param.name] = Const(Keywords(tuple(names), tuple(k for k in names if keywords[k]), held, maybe))
     return out
 
 
@@ -270,12 +292,7 @@ class ValueEvaluator:
     def truth(self, expr: cst.BaseExpression) -> bool | None:
         """Whether a condition is True / False while Dynamo traces, or None if unknown."""
         found = self.value(expr)
-        if found is None:
-            return None
-        try:
-            return bool(found.value)
-        except Exception:  # noqa: BLE001
-            return None
+        return None if found is None else known_truth(found.value)
 
     def raised_by(self, expr: cst.BaseExpression, display: Callable = lambda e: None,
                   size: Callable = lambda e: None, by_kind: Callable = lambda e: None) -> str | None:
@@ -432,11 +449,13 @@ class ValueEvaluator:
 
     def truth_at(self, expr, depth: int) -> bool | None:
         found = self.value(expr, depth)
-        return None if found is None else bool(found.value)
+        return None if found is None else known_truth(found.value)
 
     def _BooleanOperation(self, expr: cst.BooleanOperation, depth: int) -> Const | None:
         left = self.value(expr.left, depth)
         is_or = isinstance(expr.operator, cst.Or)
+        if left is not None and known_truth(left.value) is None:
+            return None
         if left is not None and bool(left.value) == is_or:
             return left  # `True or ...` / `False and ...`: the right side is never evaluated
         right = self.value(expr.right, depth)
@@ -464,7 +483,8 @@ class ValueEvaluator:
         if isinstance(op, (cst.In, cst.NotIn)):  # `"k" in d` of a dict whose keys are known: by key
             held, key = self.value(right, depth), self.value(left, depth)
             if held is not None and key is not None and isinstance(held.value, Keywords):
-                return (key.value in held.value) == isinstance(op, cst.In)
+                holds = held.value.holds(key.value)
+                return None if holds is None else holds == isinstance(op, cst.In)
         if self._tensor(left) or self._tensor(right):
             return None  # a tensor comparison is a tensor, not a Python value
         a, b = self.value(left, depth), self.value(right, depth)
@@ -484,6 +504,8 @@ class ValueEvaluator:
         keys = held.value if held is not None and isinstance(held.value, Keywords) else None
         name = self.value(key) if keys is not None else None
         if keys is None or name is None or not isinstance(name.value, str):
+            return self.is_tensor(expr)
+        if keys.holds(name.value) is None:
             return self.is_tensor(expr)
         if name.value in keys:
             return name.value in keys.tensors
@@ -548,8 +570,10 @@ class ValueEvaluator:
             return self._isinstance(args[0], args[1], depth)
         if name == "len" and len(args) == 1:
             found = self.value(args[0], depth)
-            return Const(len(found.value)) if found and isinstance(found.value, (tuple, str, Seq, Keywords)) else \
-                self._len_of_display(args[0]) or self.call_value(expr)
+            held = found.value if found is not None else None
+            if isinstance(held, (tuple, str, Seq)) or (isinstance(held, Keywords) and held.exact()):
+                return Const(len(held))
+            return self._len_of_display(args[0]) or self.call_value(expr)
         if name in ("hasattr", "getattr") and len(args) >= 2:
             attr = self.value(args[1], depth)
             if attr is None or not isinstance(attr.value, str):
@@ -577,6 +601,8 @@ class ValueEvaluator:
         found = self.value(holder, depth)
         key = self.value(args[0], depth)
         if found is None or not isinstance(found.value, Keywords) or key is None:
+            return None
+        if found.value.holds(key.value) is None:
             return None
         if key.value in found.value:  # passed: its value when the caller knew it
             return found.value.value_of(key.value) if isinstance(key.value, str) else None
