@@ -66,11 +66,15 @@ class Callables:
         return None
 
     def enclosing_value(self, name: str, module: ModuleIndex, function: FunctionInfo | None,
-                        in_lambda: bool = False) -> tuple[FunctionInfo, cst.BaseExpression] | None:
+                        in_lambda: bool = False, receiver: bool = False
+                        ) -> tuple[FunctionInfo, cst.BaseExpression] | None:
         """The value a free variable of a nested function holds: the enclosing function (the
         nearest that binds the name) assigns it once, by a plain `name = value`. Tests,
         notebooks and scripts build what they compile inside `main()` or `test_x()`.
-        `in_lambda`: the code is a lambda written in `function`, whose own names are free."""
+        `in_lambda`: the code is a lambda written in `function`, whose own names are free.
+        `receiver`: the code calls a method of it or reads an attribute, so it is not None
+        when the code runs: `name = None` assignments (a test dropping the object afterwards,
+        `optimizer = None`) do not count."""
         if function is None:
             return None
         if in_lambda:
@@ -81,7 +85,7 @@ class Callables:
             scope = module.functions.get(function.parent_function)
         while scope is not None:
             if name in self._bound_in(scope):
-                single = self._single_assignments(scope)
+                single = self._single_assignments(scope, receiver)
                 return (scope, single[name]) if name in single else None
             scope = module.functions.get(scope.parent_function) if scope.parent_function else None
         return None
@@ -91,16 +95,21 @@ class Callables:
         return self.project.derived(f"bound:{fn.qualname}", lambda: frozenset(
             {p.name for p in fn.params} | set(fn.local_functions) | set(binding_counts(fn.node.body))))
 
-    def _single_assignments(self, fn: FunctionInfo) -> dict[str, cst.BaseExpression]:
+    def _single_assignments(self, fn: FunctionInfo, skip_none: bool = False) -> dict[str, cst.BaseExpression]:
         """name -> value of the names a function binds exactly once, by `name = value` (not a
-        parameter)."""
+        parameter); `skip_none`: not counting `name = None`."""
         def find() -> dict[str, cst.BaseExpression]:
             counts = binding_counts(fn.node.body)
             params = {p.name for p in fn.params}
-            return {t.target.value: a.value for a in find_all(fn.node.body, (cst.Assign,), skip=NESTED_SCOPES)
-                    for t in a.targets if isinstance(t.target, cst.Name) and len(a.targets) == 1
-                    and counts.get(t.target.value) == 1 and t.target.value not in params}
-        return self.project.derived(f"single-assignments:{fn.qualname}", find)
+            assigns = [(t.target.value, a.value) for a in find_all(fn.node.body, (cst.Assign,), skip=NESTED_SCOPES)
+                       for t in a.targets if isinstance(t.target, cst.Name) and len(a.targets) == 1]
+            if skip_none:
+                for name, value in assigns:
+                    if isinstance(value, cst.Name) and value.value == "None":
+                        counts[name] -= 1
+                assigns = [(n, v) for n, v in assigns if not (isinstance(v, cst.Name) and v.value == "None")]
+            return {name: value for name, value in assigns if counts.get(name) == 1 and name not in params}
+        return self.project.derived(f"single-assignments:{fn.qualname}:{skip_none}", find)
 
     def _module_global(self, expr, module: ModuleIndex, function: FunctionInfo | None) -> TypeGuard[cst.Name]:
         """A bare name that is neither a parameter nor a local def of the enclosing functions."""

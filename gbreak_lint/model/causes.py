@@ -1621,11 +1621,12 @@ class CauseMatcher:
 
     def _global_value(self, item: cst.BaseExpression):
         """(value, module, scope) a free name holds: the enclosing function's single assignment,
-        or a never-rebound module-level one; None for locals and other names."""
+        or a never-rebound module-level one; None for locals and other names. The code uses
+        it as an object (a receiver, a context manager), so it is not None then."""
         if not isinstance(item, cst.Name) or item.value in self.b.own_variables():
             return None  # a local of the same name
         module = self.b.module
-        enclosing = self.b.resolver.enclosing_value(item.value)
+        enclosing = self.b.resolver.enclosing_value(item.value, receiver=True)
         if enclosing is not None:
             scope, value = enclosing
             return value, module, scope

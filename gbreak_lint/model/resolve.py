@@ -96,12 +96,13 @@ class CallResolver:
             return self._instantiated_in(value, holder) or self._inferred(value, holder, expr.attr.value)
         return None
 
-    def enclosing_value(self, name: str) -> tuple[FunctionInfo, cst.BaseExpression] | None:
-        """What a free name of this code holds, assigned once by the function around it."""
+    def enclosing_value(self, name: str, receiver: bool = False) -> tuple[FunctionInfo, cst.BaseExpression] | None:
+        """What a free name of this code holds, assigned once by the function around it
+        (`receiver`: see Callables.enclosing_value)."""
         if self.lambda_params is not None and name in self.lambda_params:
             return None
         return self.callables.enclosing_value(name, self.module, self.function,
-                                              in_lambda=self.lambda_params is not None)
+                                              in_lambda=self.lambda_params is not None, receiver=receiver)
 
     def instantiated_class(self, value: cst.BaseExpression) -> ClassInfo | None:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.bindings:
