@@ -650,6 +650,14 @@ class CauseMatcher:
         if fallback is not None:
             self._implicit_call(fallback, node, cls, CallMode.ATTRIBUTE_DUNDER, Const(name))
 
+    def property_read(self, node: cst.Attribute) -> None:
+        """`obj.name(...)` where `name` is a property of a project class: Python runs the
+        getter (inlined, unresumable like any attribute read) and calls what it returns."""
+        cls = self.b.resolver.class_of(node.value)
+        getter = property_getter(self.env.project, cls, node.attr.value) if cls is not None else None
+        if getter is not None:
+            self._implicit_call(getter, node, cls, CallMode.ATTRIBUTE, Const(node.attr.value))
+
     def _overridden_tensor_attribute(self, node: cst.Attribute) -> str | None:
         """`x.ndim` on a parameter given an instance of a project tensor subclass that sets
         `ndim = ...` in its class body: the class overriding it. Dynamo handles a function,

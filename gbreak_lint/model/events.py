@@ -1261,6 +1261,7 @@ class FrameBuilder:
         func = node.func
         if isinstance(func, cst.Attribute):
             self.expr(func.value)
+            self.causes.property_read(func)  # `self.loss_function(...)`: the getter runs first
             if self._makes_sparse(func.value):  # `x.to_sparse().to_dense()`: the resume function's input
                 self._wraps_unwrappable(node, CauseCheck.SPARSE_TENSOR_USE, cst.Module([]).code_for_node(func.value))
         elif not isinstance(func, cst.Name):

@@ -11,6 +11,7 @@ from ..walk import NESTED_SCOPES, find_all
 from ..index.project import ProjectIndex, class_scope, is_nn_module
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
+from .attributes import property_getter
 from .callables import Callables
 from .constructions import constructed_argument
 from .types import FnValue
@@ -405,6 +406,8 @@ class CallResolver:
                 return CallTarget(forward, True, self_class=owner.qualname)
         if owner is not None:
             fn = self.project.method(owner, name)
+            if fn is not None and property_getter(self.project, owner, name) is fn:
+                return None  # `self.loss_function(...)`: the getter runs bare, its result is called
             if fn is not None:
                 return self._method_target(fn, "", owner.qualname)
             sub = self.class_of(func)

@@ -33,6 +33,7 @@ ALONE_ONLY = {BreakKind.OWN_FRAME: BlockKind.UNINITIALIZED, BreakKind.OUTPUT: Bl
 # Calls whose callee never becomes a top-level frame of its own after a break: checkpointed and
 # strict higher-order ops, and the dunders Python calls from a type slot (measured: a break in
 # a user `__getattr__` / `__setattr__` is traced once, a property getter's twice).
+ATTRIBUTE_CALLS = frozenset({CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER})  # code run by reading an attribute
 NOT_OWN_FRAME = frozenset({CallMode.CHECKPOINT, CallMode.STRICT_HOP, CallMode.ATTRIBUTE_DUNDER, CallMode.DUNDER})
 
 
@@ -491,8 +492,14 @@ class Tracer:
             point = path[level][1]
             if point.kind == EventKind.CALL and point.mode not in NOT_OWN_FRAME:
                 self._compile_callee(point, site_chain[:len(chain) + level + 1], entry)
-            self._resume_chain(path[1:level + 1], site_chain[:len(chain) + 1], entry, strict_entry)
-            return _Resume(i + 1, True)
+            # a frame that reached the break by reading an attribute (a property getter) has
+            # no resume function at LOAD_ATTR: it and the frames above it finish untraced
+            # (measured 2.13: a print, and a call of a breaking function, after it are not met)
+            cut = next((d for d in range(level - 1, -1, -1) if path[d][1].kind == EventKind.CALL
+                        and path[d][1].mode in ATTRIBUTE_CALLS), None)
+            first = 0 if cut is None else cut + 1
+            self._resume_chain(path[first + 1:level + 1], site_chain[:len(chain) + first + 1], entry, strict_entry)
+            return _Resume(i + 1, True) if cut is None else None
         if whole is None and not hard and _unrebuildable(blame, ev):  # the compiled frame itself holds the block
             # nested: every frame down from it is rebuilt and fails; otherwise only this one
             self._reconstruction_failures(path[:-1] if self.nested and nested_call else path[:1], chain, entry)
@@ -680,7 +687,7 @@ class Tracer:
             return Fate.SKIPPED, Ctx(BlockKind.SKIP_FRAME, ev.line), None
         if ev.mode == CallMode.GENERATOR:
             return Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None
-        if ev.mode in (CallMode.ATTRIBUTE, CallMode.ATTRIBUTE_DUNDER):  # a break under LOAD_ATTR cannot resume
+        if ev.mode in ATTRIBUTE_CALLS:  # a break under LOAD_ATTR cannot resume
             return Fate.UNRESUMABLE, Ctx(BlockKind.ATTRIBUTE, ev.line), _outer_block(ev)
         if ev.mode == CallMode.OPERATOR and ev.target is not None:  # nor one under BINARY_OP
             method = ".".join(ev.target.qualname.split(".")[-2:])

@@ -581,9 +581,10 @@ class ValueEvaluator:
             if name == "hasattr":
                 known = self.has_attribute(args[0], attr.value)
                 return None if known is None else Const(known)
-            if len(args) == 2 or self.has_attribute(args[0], attr.value):
+            has = self.has_attribute(args[0], attr.value) if len(args) == 3 else True
+            if has:
                 return self.attribute_value(cst.Attribute(args[0], cst.Name(attr.value)))
-            return None
+            return self.value(args[2], depth) if has is False else None  # never set: the default
         return self.call_value(expr)
 
     def _sequence_method(self, func: cst.Attribute, arg, depth: int) -> Const | None:
