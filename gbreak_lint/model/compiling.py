@@ -14,6 +14,7 @@ import libcst as cst
 
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
+from ..walk import NESTED_SCOPES, find_all
 
 MAX_DEPTH = 3  # helpers calling helpers calling the predicate
 
@@ -25,6 +26,7 @@ class CompileTimeValues:
         # calls whose truth Dynamo knows (knowledge: constant_calls; `is_exporting()` is False)
         self.known = {name: value for name, value in (constants or {}).items() if isinstance(value, bool)}
         self._returns: dict[str, bool | None] = {}
+        self._constant_returns: dict[str, tuple[bool, object]] = {}
 
     def value(self, expr: cst.BaseExpression, qualify: Callable, local: dict | None = None,
               depth: int = 0) -> bool | None:
@@ -99,3 +101,73 @@ class CompileTimeValues:
                 and isinstance(small.operator, cst.BitOrAssign):
             if local.get(small.target.value) is not True:  # True | anything stays True
                 local[small.target.value] = None
+
+
+    def constant_return(self, fn: FunctionInfo) -> tuple[bool, object]:
+        """(True, value) when the compiling path through `fn` (the branches the predicates
+        decide) reaches a `return` of None, True or False (`if is_torchdynamo_compiling():
+        self.x = v; return None`, or falls off the end); (False, None) otherwise."""
+        if fn.decorators or fn.is_async or fn.is_generator:
+            return False, None  # it returns a generator, a coroutine, or what a decorator makes
+        if fn.qualname not in self._constant_returns:
+            module = self.project.modules[fn.module]
+            walk = _ReturnWalk(self, lambda expr: self.project.qualify(expr, module, fn))
+            found = walk.block(fn.node.body)
+            self._constant_returns[fn.qualname] = (True, found.value) if isinstance(found, _Returned) else \
+                (True, None) if found is None else (False, None)
+        return self._constant_returns[fn.qualname]
+
+
+_GIVE_UP = object()  # a way out the walk does not follow (an undecided branch that returns, a raise)
+_LITERALS = {"None": None, "True": True, "False": False}
+
+
+class _Returned:
+    def __init__(self, value: object):
+        self.value = value
+
+
+class _ReturnWalk:
+    """The first `return` on the compiling path: a _Returned, _GIVE_UP, or None (none met)."""
+
+    def __init__(self, values: CompileTimeValues, qualify: Callable):
+        self.values, self.qualify = values, qualify
+
+    def block(self, block) -> object:
+        for stmt in block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ():
+            found = self.statement(stmt)
+            if found is not None:
+                return found
+        return None
+
+    def statement(self, stmt) -> object:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return next((self._small(small) for small in stmt.body if isinstance(small, (cst.Return, cst.Raise))), None)
+        if isinstance(stmt, cst.If):
+            taken = self.values.value(stmt.test, self.qualify)
+            if taken is None:
+                return _GIVE_UP if _leaves(stmt) else None
+            if taken:
+                return self.block(stmt.body)
+            other = stmt.orelse
+            return self.statement(other) if isinstance(other, cst.If) else \
+                self.block(other.body) if isinstance(other, cst.Else) else None
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            return self.block(stmt.body)  # no exception while compiling
+        return _GIVE_UP if _leaves(stmt) else None
+
+    @staticmethod
+    def _small(small) -> object:
+        if isinstance(small, cst.Raise):
+            return _GIVE_UP
+        value = small.value
+        if value is None:
+            return _Returned(None)
+        if isinstance(value, cst.Name) and value.value in _LITERALS:
+            return _Returned(_LITERALS[value.value])
+        return _GIVE_UP
+
+
+def _leaves(node: cst.CSTNode) -> bool:
+    """Does a statement hold a `return` or `raise` of its own function?"""
+    return bool(find_all(node, (cst.Return, cst.Raise), skip=NESTED_SCOPES))

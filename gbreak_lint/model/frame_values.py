@@ -550,7 +550,21 @@ class FrameValues:
         if qual in self.k.constant_calls:
             return Const(self.k.constant_calls[qual])
         known = self.compile_time.value(call, self.qualify)
-        return Const(known) if known is not None else None
+        if known is not None:
+            return Const(known)
+        callee = self._callee(call)
+        fixed, value = self.compile_time.constant_return(callee) if callee is not None else (False, None)
+        return Const(value) if fixed else None
+
+    def _callee(self, call: cst.Call) -> FunctionInfo | None:
+        """The project function a call runs, or the method of an instance a global holds
+        (`_active_collector.set(v)`): for what it returns while compiling."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value not in self.locals:
+            held = self.name_value(func.value.value)
+            cls = self.project.klass(held.value.cls) if held is not None and isinstance(held.value, Obj) else None
+            return self.project.method(cls, func.attr.value) if cls is not None else None
+        return self.project.function(self.qualify(func) or "")
 
 
 def _joined_dicts(values: list) -> object:

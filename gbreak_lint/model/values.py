@@ -461,8 +461,9 @@ class ValueEvaluator:
         right = self.value(expr.right, depth)
         if left is not None:
             return right
-        if right is not None and not is_or and not right.value:
-            return Const(False) if not self.is_tensor(expr.left) else None
+        if right is not None and known_truth(right.value) is is_or:  # `x and False`, `x or True`
+            # its truth, whatever `x` held (not a tensor: Dynamo would branch on its data first)
+            return Const(is_or) if not self.is_tensor(expr.left) else None
         return None
 
     def _Comparison(self, expr: cst.Comparison, depth: int) -> Const | None:
