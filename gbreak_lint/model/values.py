@@ -461,10 +461,11 @@ class ValueEvaluator:
         right = self.value(expr.right, depth)
         if left is not None:
             return right
-        if right is not None and known_truth(right.value) is is_or:  # `x and False`, `x or True`
-            # its truth, whatever `x` held (not a tensor: Dynamo would branch on its data first)
-            return Const(is_or) if not self.is_tensor(expr.left) else None
-        return None
+        # `x and False` is falsy and `x or True` truthy, whatever a non-tensor `x` held (a
+        # tensor: Dynamo would branch on its data first); the value itself may be `x`, so only
+        # a right side that is exactly True folds `or` (`name or "eager"` stays unknown)
+        folds = right is not None and (right.value is True if is_or else known_truth(right.value) is False)
+        return Const(is_or) if folds and not self.is_tensor(expr.left) else None
 
     def _Comparison(self, expr: cst.Comparison, depth: int) -> Const | None:
         left = expr.left
