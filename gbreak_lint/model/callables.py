@@ -104,10 +104,9 @@ class Callables:
             assigns = [(t.target.value, a.value) for a in find_all(fn.node.body, (cst.Assign,), skip=NESTED_SCOPES)
                        for t in a.targets if isinstance(t.target, cst.Name) and len(a.targets) == 1]
             if skip_none:
-                for name, value in assigns:
-                    if isinstance(value, cst.Name) and value.value == "None":
-                        counts[name] -= 1
-                assigns = [(n, v) for n, v in assigns if not (isinstance(v, cst.Name) and v.value == "None")]
+                cleared = [n for n, v in assigns if _is_none(v)]
+                counts.update((n, counts[n] - cleared.count(n)) for n in set(cleared))
+                assigns = [(n, v) for n, v in assigns if not _is_none(v)]
             return {name: value for name, value in assigns if counts.get(name) == 1 and name not in params}
         return self.project.derived(f"single-assignments:{fn.qualname}:{skip_none}", find)
 

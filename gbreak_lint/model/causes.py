@@ -640,11 +640,7 @@ class CauseMatcher:
                               detail=f"{overriding.rsplit('.', 1)[-1]}.{name}")
             return
         cls = self.b.resolver.class_of(node.value)
-        if cls is None:
-            return
-        getter = property_getter(self.env.project, cls, name)
-        if getter is not None:
-            self._implicit_call(getter, node, cls, CallMode.ATTRIBUTE, Const(name))
+        if cls is None or self._run_getter(node, cls):
             return
         fallback = getattr_override(self.env.project, cls, name)
         if fallback is not None:
@@ -654,9 +650,15 @@ class CauseMatcher:
         """`obj.name(...)` where `name` is a property of a project class: Python runs the
         getter (inlined, unresumable like any attribute read) and calls what it returns."""
         cls = self.b.resolver.class_of(node.value)
-        getter = property_getter(self.env.project, cls, node.attr.value) if cls is not None else None
+        if cls is not None:
+            self._run_getter(node, cls)
+
+    def _run_getter(self, node: cst.Attribute, cls: ClassInfo) -> bool:
+        """Inline the getter when `node` names a property of `cls`; False when it does not."""
+        getter = property_getter(self.env.project, cls, node.attr.value)
         if getter is not None:
             self._implicit_call(getter, node, cls, CallMode.ATTRIBUTE, Const(node.attr.value))
+        return getter is not None
 
     def _overridden_tensor_attribute(self, node: cst.Attribute) -> str | None:
         """`x.ndim` on a parameter given an instance of a project tensor subclass that sets

@@ -102,7 +102,6 @@ class CompileTimeValues:
             if local.get(small.target.value) is not True:  # True | anything stays True
                 local[small.target.value] = None
 
-
     def constant_return(self, fn: FunctionInfo) -> tuple[bool, object]:
         """(True, value) when the compiling path through `fn` (the branches the predicates
         decide) reaches a `return` of None, True or False (`if is_torchdynamo_compiling():
