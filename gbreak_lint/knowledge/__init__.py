@@ -32,6 +32,7 @@ class Knowledge:
     constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     optimizer_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # method -> GB code
+    optimizer_wrapped_methods: frozenset[str] = frozenset()  # `opt.step.__wrapped__` still breaks
     # callee (a qualified function or a method name) -> the GB code its break reports, for a
     # rule whose callees break differently
     gb_codes_by_callee: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -105,6 +106,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
+        optimizer_wrapped_methods=frozenset(data.get("optimizer_wrapped_methods") or ()),
         skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
         global_state_setters=MappingProxyType({k: str(v) for k, v in (data.get("global_state_setters") or {}).items()}),

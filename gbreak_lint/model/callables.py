@@ -79,23 +79,23 @@ class Callables:
             return None
         if in_lambda:
             scope: FunctionInfo | None = function
-        elif function.parent_function is None or name in self._bound_in(function):
+        elif function.parent_function is None or name in self.bound_in(function):
             return None
         else:
             scope = module.functions.get(function.parent_function)
         while scope is not None:
-            if name in self._bound_in(scope):
-                single = self._single_assignments(scope, receiver)
+            if name in self.bound_in(scope):
+                single = self.single_assignments(scope, receiver)
                 return (scope, single[name]) if name in single else None
             scope = module.functions.get(scope.parent_function) if scope.parent_function else None
         return None
 
-    def _bound_in(self, fn: FunctionInfo) -> frozenset[str]:
+    def bound_in(self, fn: FunctionInfo) -> frozenset[str]:
         """Names a function binds: its parameters, local definitions and assignments."""
         return self.project.derived(f"bound:{fn.qualname}", lambda: frozenset(
             {p.name for p in fn.params} | set(fn.local_functions) | set(binding_counts(fn.node.body))))
 
-    def _single_assignments(self, fn: FunctionInfo, skip_none: bool = False) -> dict[str, cst.BaseExpression]:
+    def single_assignments(self, fn: FunctionInfo, skip_none: bool = False) -> dict[str, cst.BaseExpression]:
         """name -> value of the names a function binds exactly once, by `name = value` (not a
         parameter); `skip_none`: not counting `name = None`."""
         def find() -> dict[str, cst.BaseExpression]:
@@ -220,10 +220,8 @@ class Callables:
         if qual in self.k.function_transforms and positional and positional[0] is not None:
             # `torch.vmap(g)`: calling it runs g (through functorch's frames) on other tensors
             return replace(positional[0], transformed=True)
-        if isinstance(call.func, cst.Call) and positional:  # `torch.no_grad()(fn)`: runs fn inside
-            inner = self.project.qualify(call.func.func, module, function)
-            if inner in self.k.resumable_context_managers:
-                return positional[0]
+        if positional and context_wrapped(call, lambda e: self.project.qualify(e, module, function), self.k):
+            return positional[0]  # `torch.no_grad()(fn)`: runs fn inside
         factory = self.value(call.func, module, function, bindings, local, depth + 1)
         if factory is None:
             return None
@@ -348,6 +346,16 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
                     and isinstance(value, cst.Name) and value.value in info.local_functions:
                 return value.value, cells
     return None
+
+
+def context_wrapped(call: cst.Call, qualify, knowledge: Knowledge) -> cst.BaseExpression | None:
+    """`torch.no_grad()(fn)`: a context manager object applied to a function as a decorator,
+    which runs `fn` inside it; the expression of `fn`."""
+    maker = call.func
+    given = [a.value for a in call.args if a.keyword is None and not a.star]
+    if not isinstance(maker, cst.Call) or len(given) != 1 or len(call.args) != 1:
+        return None
+    return given[0] if qualify(maker.func) in knowledge.resumable_context_managers else None
 
 
 def nonrecursive(call: cst.Call) -> bool:

@@ -15,9 +15,10 @@ from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import attribute_shapes, tensor_attributes
-from .callables import nonrecursive
+from .callables import context_wrapped, nonrecursive
 from .frame_values import constant_display, free_names
-from .instances import built_at_top, class_body_values, is_optimizer_class
+from .held_objects import HeldValues
+from .instances import built_at_top, class_body_values, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
 from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
@@ -120,6 +121,9 @@ class CauseMatcher:
             wrapped = through_partials(node, bindings, b.resolver.qualify)
         if wrapped is not None and self.env.project.function(wrapped[0]) is None:
             qual, args = wrapped  # `make()` of `make = partial(torch.rand, requires_grad=True)`
+        inner = context_wrapped(node.func, b.resolver.qualify, self.k) if isinstance(node.func, cst.Call) else None
+        if qual is None and inner is not None:
+            qual = b.resolver.qualify(inner)  # `torch.no_grad()(skipped_fn)(x)` calls skipped_fn
         if self.env.skips(qual) and self.check_enabled(CauseCheck.DISALLOWED_CALL):
             b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
             return
@@ -153,10 +157,13 @@ class CauseMatcher:
             # refuses (measured 2.13: GB0467, reported at the constructor's line, resumed)
             b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_CONSTRUCTION), node, detail=qual or "")
             return
-        method = self._optimizer_method(node)
+        method, unwrapped = self._optimizer_method(node)
         if method is not None and self.check_enabled(CauseCheck.OPTIMIZER_METHOD):
+            start = len(b.events)
             b.emit_break(self.rule_for_check(CauseCheck.OPTIMIZER_METHOD), node, detail=method,
                          gb_code=self.k.optimizer_methods[method])
+            if unwrapped:  # `step.__wrapped__` is `_use_grad` itself: its break sits in its try block
+                self._wrap_in_torch_try(node, start, "_use_grad")
             return
         if self._dynamic_shape_form(node, qual) and self.check_enabled(CauseCheck.DYNAMIC_SHAPE_INDEX):
             b.emit_break(self.rule_for_check(CauseCheck.DYNAMIC_SHAPE_INDEX), node)
@@ -1683,15 +1690,38 @@ class CauseMatcher:
         return held is not None and makes_generator(held[0], self.k,
                                                     lambda f: self.env.project.qualify(f, held[1], held[2]))
 
-    def _optimizer_method(self, node: cst.Call) -> str | None:
+    def _optimizer_method(self, node: cst.Call) -> tuple[str | None, bool]:
         """`opt.step()` / `opt.zero_grad()` on a torch.optim optimizer (knowledge:
-        optimizer_methods): the method's name."""
-        func = node.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in self.k.optimizer_methods:
-            return None
-        made_by = self._global_made_by(func.value) or self._self_attribute_made_by(func.value) \
-            or self._passed_object_class(func.value)
-        return func.attr.value if is_optimizer_class(made_by) else None
+        optimizer_methods), also unwrapped (`opt.step.__wrapped__(opt)`) or held by a name
+        (`step_fn = opt.step.__wrapped__` in the helper that returns the compiled closure):
+        the method's name, and whether it was unwrapped."""
+        func, scope = node.func, self.b.function
+        values = HeldValues(self.env.project, self.b.resolver.callables, self.b.module)
+        if isinstance(func, cst.Name):
+            found = values.held(func, scope)
+            if len(found) != 1 or found[0][0] is func:
+                return None, False
+            func, scope = found[0]
+        method, receiver, unwrapped = optimizer_method_parts(func, self.k)
+        if method is None or receiver is None:
+            return None, False
+        if scope is self.b.function:
+            made_by = self._global_made_by(receiver) or self._self_attribute_made_by(receiver) \
+                or self._passed_object_class(receiver)
+            if made_by is not None:
+                return (method, unwrapped) if is_optimizer_class(made_by) else (None, False)
+        classes = values.classes(receiver, scope)
+        return (method, unwrapped) if classes and all(map(is_optimizer_class, classes)) else (None, False)
+
+    def _wrap_in_torch_try(self, node: cst.Call, start: int, name: str) -> None:
+        """The events emitted since `start` happen inside a try block of a torch function the
+        call runs (Dynamo inlines it): one more frame of the chain, which with nested graph
+        breaks cannot resume after them (measured 2.13: `opt.step.__wrapped__(opt)` compiles
+        its caller partially, then runs it eagerly)."""
+        span = self.b.span(node)
+        inner = tuple(replace(ev, ctx=(Ctx(BlockKind.TRY, span.line),)) for ev in self.b.events[start:])
+        del self.b.events[start:]
+        self._call_torch_frame(node, name, name, inner)
 
     def _passed_object_class(self, expr: cst.BaseExpression) -> str | None:
         """The class of the object the call site passed for a parameter (`step(opt)` with

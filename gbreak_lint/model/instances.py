@@ -277,3 +277,16 @@ def is_optimizer_class(qual: str | None) -> bool:
     """`torch.optim.SGD` and the other optimizer classes of torch.optim."""
     parts = (qual or "").split(".")
     return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
+def optimizer_method_parts(func: cst.BaseExpression, knowledge
+                           ) -> tuple[str | None, cst.BaseExpression | None, bool]:
+    """(method, receiver, unwrapped) of `opt.step` / `opt.zero_grad` (knowledge:
+    optimizer_methods), and of `opt.step.__wrapped__` for a method whose inner function still
+    breaks (knowledge: optimizer_wrapped_methods)."""
+    if isinstance(func, cst.Attribute) and func.attr.value == "__wrapped__" \
+            and isinstance(func.value, cst.Attribute) and func.value.attr.value in knowledge.optimizer_wrapped_methods:
+        return func.value.attr.value, func.value.value, True
+    if isinstance(func, cst.Attribute) and func.attr.value in knowledge.optimizer_methods:
+        return func.attr.value, func.value, False
+    return None, None, False
