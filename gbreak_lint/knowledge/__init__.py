@@ -33,6 +33,11 @@ class Knowledge:
     disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     optimizer_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # method -> GB code
     optimizer_wrapped_methods: frozenset[str] = frozenset()  # `opt.step.__wrapped__` still breaks
+    # builtins calling a function they are given: name -> its position ("0") or keyword ("key")
+    callback_calling_functions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    callback_calling_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    callback_pairing_functions: frozenset[str] = frozenset()  # ... with two elements (reduce)
+    dataclass_decorators: frozenset[str] = frozenset()  # their generated __init__ calls __post_init__
     # callee (a qualified function or a method name) -> the GB code its break reports, for a
     # rule whose callees break differently
     gb_codes_by_callee: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -107,6 +112,12 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),
         optimizer_wrapped_methods=frozenset(data.get("optimizer_wrapped_methods") or ()),
+        callback_calling_functions=MappingProxyType({k: str(v) for k, v in
+                                                     (data.get("callback_calling_functions") or {}).items()}),
+        callback_calling_methods=MappingProxyType({k: str(v) for k, v in
+                                                   (data.get("callback_calling_methods") or {}).items()}),
+        callback_pairing_functions=frozenset(data.get("callback_pairing_functions") or ()),
+        dataclass_decorators=frozenset(data.get("dataclass_decorators") or ()),
         skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
         global_state_setters=MappingProxyType({k: str(v) for k, v in (data.get("global_state_setters") or {}).items()}),

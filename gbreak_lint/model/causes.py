@@ -198,6 +198,7 @@ class CauseMatcher:
             return
         if self._traced_tensor_hook(node):
             return
+        self._callback_call(node, qual)
         target = b.resolver.resolve(node.func)
         if self._custom_op_call(node, qual, target):
             return
@@ -290,6 +291,44 @@ class CauseMatcher:
         if self.b.function.name != "__init__" or resolver.cls is None or not resolver.is_nn_module(resolver.cls):
             return False
         return self.check_enabled(CauseCheck.UNINITIALIZED_MODULE)
+
+    def _callback_call(self, node: cst.Call, qual: str | None) -> None:
+        """`map(f, xs)`, `filter(f, xs)`, `functools.reduce(f, xs)`, `sorted(xs, key=f)`,
+        `xs.sort(key=f)`: the builtin calls the function it is given, which Dynamo inlines
+        there (measured 2.13: a break in `f` breaks at its own line and resumes; consumed by a
+        `for`, at FOR_ITER in the loop). Knowledge: callback_calling_functions / _methods."""
+        b = self.b
+        where = self.k.callback_calling_functions.get(qual or "")
+        if where is None and isinstance(node.func, cst.Attribute):
+            where = self.k.callback_calling_methods.get(node.func.attr.value)
+        position = int(where) if where is not None and where.isdigit() else None
+        fn_expr = call_argument(node, where, position) if where is not None else None
+        if fn_expr is None:
+            return
+        items = [a.value for a in node.args if a.keyword is None and not a.star and a.value is not fn_expr]
+        tensors = bool(items) and b.scope.is_tensor_sequence(items[0])
+        key = self._callback_frame(fn_expr, 2 if qual in self.k.callback_pairing_functions else 1, tensors)
+        if key is not None and self.env.frame(key) is not None:
+            b.emit(EventKind.CALL, node, target=key, mode=CallMode.INLINE)
+
+    def _callback_frame(self, fn_expr: cst.BaseExpression, given: int, tensors: bool) -> FrameKey | None:
+        """The frame of a function a builtin calls with `given` elements (tensors or not)."""
+        b = self.b
+        if isinstance(fn_expr, cst.Lambda):
+            names = [p.name.value for p in fn_expr.params.params][:given]
+            line = b.line(fn_expr)
+            key = FrameKey(f"{b.module.name}.<lambda>@{line}", frozenset(names if tensors else ()))
+            self.env.register_expression_frame(key, LambdaBody(fn_expr, b.function, line), b.module)
+            return key
+        target = b.resolver.resolve(fn_expr) if isinstance(fn_expr, (cst.Name, cst.Attribute)) else None
+        if target is None:
+            return None
+        params = [p for p in target.function.params if p.kind == "positional"]
+        params = params[(1 if target.skip_first_param else 0) + target.bound:][:given]
+        unknown = () if tensors else tuple((p.name, PASSED_UNKNOWN) for p in params)
+        return FrameKey(target.function.qualname, frozenset(p.name for p in params) if tensors else frozenset(),
+                        tuple(target.captured), target.instance, target.self_class,
+                        arguments=tuple(sorted(dict(target.constants).items())) + unknown)
 
     def lambda_frame(self, node: cst.Call) -> FrameKey | None:
         """The frame of a lambda called by a name bound to it here or at module level (Dynamo
@@ -844,6 +883,11 @@ class CauseMatcher:
             inner = tuple(self.b.events[start:])  # run by the decorator's own frame
             del self.b.events[start:]
             self._call_torch_frame(node, "dynamo_decorator", "_fn", inner, uses_torch=True)
+        if target.generated_init:  # the dataclass's generated `__init__` (code of its own) calls it;
+            # a break there is traced again when that frame runs, nested graph breaks on or off (measured 2.13)
+            inner = tuple(self.b.events[start:])
+            del self.b.events[start:]
+            self._call_torch_frame(node, "dataclass_init", "__init__", inner, mode=CallMode.NO_NESTING, uses_torch=True)
         self._autograd_backward(node, fn)
 
     def _applied_function(self, forward: FunctionInfo) -> ClassInfo | None:

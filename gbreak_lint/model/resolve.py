@@ -1,7 +1,7 @@
 """What a call in a frame calls: a project function, a sub-module's forward, or nothing we follow."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import libcst as cst
@@ -12,7 +12,7 @@ from ..index.project import ProjectIndex, class_scope, is_nn_module
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .attributes import property_getter
-from .callables import Callables
+from .callables import PARTIAL, Callables
 from .constructions import constructed_argument
 from .types import FnValue
 from .values import Const, Obj, literal
@@ -29,6 +29,7 @@ class CallTarget:
     constants: tuple[tuple[str, object], ...] = ()  # the callee closure's cells holding constants
     disabled: str = ""  # a function value made by torch.compiler.disable (see FnValue.disabled)
     transformed: bool = False  # run by a torch.func transform (see FnValue.transformed)
+    generated_init: bool = False  # `__post_init__`, called by a dataclass's generated `__init__`
 
 
 class CallResolver:
@@ -286,11 +287,15 @@ class CallResolver:
     def _element_function(self, iterable: cst.BaseExpression) -> FnValue | None:
         """The function a loop over a list/tuple of functions calls first (the model follows
         one element: the others are usually variants of the same kind)."""
-        container = iterable
+        container, module = iterable, self.module
         if isinstance(iterable, cst.Name) and iterable.value not in self.module.reassigned:
             container = self.module.values.get(iterable.value, iterable)
+        elif isinstance(iterable, cst.Attribute):  # `self.callbacks = [log_stats]` set by the class
+            container, module = self._attribute_value(iterable)
         if not isinstance(container, (cst.List, cst.Tuple)) or not container.elements:
             return None
+        if module is not self.module:  # a display written in the class's module, read at its level
+            return self.callables.value(container.elements[0].value, module, None, {}, {})
         return self.function_value(container.elements[0].value)
 
     def torch_layer(self, expr: cst.BaseExpression) -> bool:
@@ -346,6 +351,10 @@ class CallResolver:
     def resolve(self, func: cst.BaseExpression) -> CallTarget | None:
         if isinstance(func, cst.Name) and func.value in self.bindings:
             return self._target(self.bindings[func.value])
+        if isinstance(func, cst.Call):
+            found = self._method_through_call(func)
+            if found is not None:
+                return found
         if isinstance(func, cst.Attribute):
             found = self._resolve_attribute(func)
             if found is not None:
@@ -357,6 +366,24 @@ class CallResolver:
         if value is not None:  # a function, a closure, a wrapper, Class.method(obj, ...)
             return self._target(value)
         return self._constructor(func)
+
+    def _method_through_call(self, call: cst.Call) -> CallTarget | None:
+        """A method named through a builtin: `getattr(obj, "name")(x)` calls `obj.name(x)`;
+        `functools.partial(self.helper, 2)(x)` calls the bound method with its next
+        parameters bound."""
+        qual = self.qualify(call.func)
+        if any(a.star for a in call.args):
+            return None
+        given = [a.value for a in call.args if a.keyword is None]
+        if qual == "builtins.getattr" and len(call.args) == 2 and len(given) == 2:
+            name = literal(given[1])
+            if name is not None and isinstance(name.value, str) and name.value.isidentifier():
+                return self.resolve(cst.Attribute(value=given[0], attr=cst.Name(name.value)))
+        if qual == PARTIAL and given and isinstance(given[0], cst.Attribute):
+            method = self._resolve_attribute(given[0])
+            if method is not None and method.skip_first_param:
+                return replace(method, bound=method.bound + len(given) - 1)
+        return None
 
     def _held_function(self, func: cst.BaseExpression) -> FnValue | None:
         """`self.fn(x)` with `self.fn = helper` / `= MyFn.apply` set by the class: the function
@@ -386,10 +413,18 @@ class CallResolver:
         """What calling the class runs in its place: `__init__`, or a project `__new__` that
         makes something else (Python then skips `__init__`) or is the only one defined."""
         init = self.project.method(cls, "__init__")
+        if init is None and self._is_dataclass(cls):
+            post_init = self.project.method(cls, "__post_init__")  # the generated __init__ calls it last
+            return CallTarget(post_init, True, self_class=cls.qualname, generated_init=True) if post_init else None
         new = self.project.method(cls, "__new__")
         if new is not None and (init is None or not _new_returns_instance(new)):
             return CallTarget(new, True, self_class=cls.qualname)
         return CallTarget(init, True, self_class=cls.qualname) if init else None
+
+    def _is_dataclass(self, cls: ClassInfo) -> bool:
+        module = self.project.modules[cls.module]
+        return any(self.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
+                                        module) in self.k.dataclass_decorators for d in cls.decorators)
 
     def _resolve_attribute(self, func: cst.Attribute) -> CallTarget | None:
         name = func.attr.value
@@ -398,6 +433,10 @@ class CallResolver:
                 and value.func.value == "super" and self.cls is not None and self.defining is not None):
             fn = self.project.method(self.cls, name, after=self.defining.qualname)
             return CallTarget(fn, True, self_class=self.cls.qualname) if fn else None
+        if isinstance(value, cst.Call) and self.qualify(value.func) == "builtins.type" and len(value.args) == 1:
+            cls = self.class_of(value.args[0].value)  # `type(self).shift(x)`: the method read off the class
+            fn = self.project.method(cls, name) if cls is not None else None
+            return self._target(self.callables.decorated(fn)) if fn is not None else None
         owner = self.class_of(value)
         if owner is not None and name == "apply":  # `MyFn().apply(x)` on an autograd.Function
             applied = self.callables.autograd_apply(owner)
