@@ -47,6 +47,10 @@ class Callables:
                 scope, bound = enclosing
                 defs = {name: FnValue(qual) for name, qual in scope.local_functions.items()}
                 return self.value(bound, module, scope, {}, defs, depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "__wrapped__":
+            undecorated = self.project.function(self.project.qualify(expr.value, module, function))
+            if undecorated is not None and undecorated.decorators:  # what functools.wraps kept
+                return FnValue(undecorated.qualname)
         if isinstance(expr, cst.Attribute) and expr.attr.value == "apply":
             found = self.autograd_apply(self.project.klass(self.project.qualify(expr.value, module, function)))
             if found is not None:
@@ -153,10 +157,25 @@ class Callables:
             if self.project.qualify(dec.decorator, module, parent) == "builtins.classmethod":
                 result = FnValue(result.qualname, result.captured, result.skip + 1, result.constants)
                 continue  # `Cls.method(x)`: the class is bound to its first parameter
+            instance_call = self._decorator_instance_call(dec.decorator, module, parent)
+            if instance_call is not None:  # `@Timer`: the name holds a Timer; calling it runs `__call__`
+                result = instance_call
+                continue
             deco = self.value(dec.decorator, module, parent, {}, {}, depth + 1)
             if deco is not None:
                 result = self.apply(deco, [result]) or result
         return result
+
+    def _decorator_instance_call(self, decorator: cst.BaseExpression, module: ModuleIndex,
+                                 parent: FunctionInfo | None) -> FnValue | None:
+        """A project class used as a decorator (not a module): its `__call__`, `self` bound."""
+        cls = self.project.klass(self.project.qualify(decorator, module, parent))
+        if cls is None:
+            return None
+        call = self.project.method(cls, "__call__")
+        if call is None or self.project.external_bases(cls) & self.k.nn_module_bases:
+            return None
+        return FnValue(call.qualname, skip=1)
 
     def replaced_method(self, cls, name: str) -> FnValue | None:
         """The function a class decorator puts in place of a method (`cls.forward = forward`,

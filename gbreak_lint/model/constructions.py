@@ -15,6 +15,7 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..walk import NESTED_SCOPES, find_all
 
 Found = tuple[cst.BaseExpression, ModuleIndex, FunctionInfo | None]
+WRAPPED = "__wrapped__"  # `f.__wrapped__`: a decorated project function before its decorators
 
 
 def constructed_argument(project: ProjectIndex, callables, cls: ClassInfo, param: str) -> Found | None:
@@ -41,7 +42,9 @@ def _find(project: ProjectIndex, callables, cls: ClassInfo, param: str) -> Found
     if passed is None and position is not None and 0 <= position < len(positional):
         passed = positional[position]
     if isinstance(passed, cst.Name):
-        passed, scope = _bound(callables, module, scope, passed.value)
+        value, binder = _bound(callables, module, scope, passed.value)
+        if value is not None:  # else a def, a class or an import: the name itself tells
+            passed, scope = value, binder
     if isinstance(passed, cst.Call):  # `torch.jit.script(inner)`: `inner` as the scope binds it
         args = []
         for arg in passed.args:
@@ -60,6 +63,11 @@ def _bound(callables, module: ModuleIndex, scope: FunctionInfo | None, name: str
     return value, None
 
 
+def constructions_of(project: ProjectIndex, cls: ClassInfo) -> list:
+    """(call, module, enclosing function) of every call of the class in its own module."""
+    return list(_constructions(project, cls))
+
+
 def _constructions(project: ProjectIndex, cls: ClassInfo):
     """(call, module, enclosing function) of every call of the class in its own module. Scripts
     and tests build what they compile next to it; looking through every module that mentions a
@@ -69,6 +77,13 @@ def _constructions(project: ProjectIndex, cls: ClassInfo):
     for call, scope in _calls_by_name(project, module).get(cls.name, ()):
         if project.qualify(call.func, module, scope) == cls.qualname:
             yield call, module, scope
+    for fn in module.functions.values():  # `@Timer def f` builds `Timer(f)`
+        scope = module.functions.get(fn.parent_function) if fn.parent_function else None
+        for dec in fn.decorators:
+            if not isinstance(dec.decorator, cst.Call) \
+                    and project.qualify(dec.decorator, module, scope) == cls.qualname:
+                undecorated = cst.Attribute(cst.Name(fn.name), cst.Name(WRAPPED))  # what the class gets
+                yield cst.Call(dec.decorator, [cst.Arg(undecorated)]), module, scope
 
 
 def _calls_by_name(project: ProjectIndex, module: ModuleIndex) -> dict[str, list]:

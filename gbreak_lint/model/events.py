@@ -76,6 +76,7 @@ class FrameBuilder:
                                   inherited=isinstance(source, (Comprehension, LambdaBody)),
                                   default_dtype=env.default_dtype)
         self.resolver.held_class = self._held_class
+        self.resolver.value_of = self.values.value
         self.resolver.arguments = dict(key.arguments)
         if isinstance(source, LambdaBody):
             self.resolver.lambda_params = source.parameters

@@ -13,9 +13,13 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .attributes import property_getter
 from .callables import PARTIAL, Callables
-from .constructions import constructed_argument
+from .constructions import constructed_argument, constructions_of
+from .instances import class_body_values
 from .types import FnValue
 from .values import Const, Obj, literal
+
+# Wrappers a class body stores a function in (`act = staticmethod(gelu)`): calling the attribute calls it
+STORED_FUNCTION_WRAPPERS = frozenset({"builtins.staticmethod"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,9 @@ class CallResolver:
         # the class of the instance an attribute holds, from the values the frame was built
         # with (`self.encoder` of a module whose constructor took one side of an `if`)
         self.held_class: Callable[[cst.Attribute], str | None] = lambda expr: None
+        # the Python value an expression has in the frame (`self.act_name` from the module's
+        # construction), for keys of registries: `ACTIVATIONS[self.act_name](x)`
+        self.value_of: Callable[[cst.BaseExpression], Const | None] = lambda expr: None
         # the class defining the function (for super()) and the class `self` really is
         self.defining = project.klass(function.class_qualname) if function and function.class_qualname else None
         runtime = project.klass(self_class) if self_class else None
@@ -222,9 +229,32 @@ class CallResolver:
             found = self.project.class_attribute(owner, expr.attr.value) if owner else None
             if found is not None:
                 holder, value = found
-                passed = self._passed_to_constructor(holder, value)
+                passed = self._passed_to_constructor(holder, value) or self._keyed_by_parameter(holder, value)
                 return passed or (value, self.project.modules[holder.module])
         return None, None
+
+    def _keyed_by_parameter(self, holder: ClassInfo, value: cst.BaseExpression):
+        """`self.act = ACTIVATIONS[act]` of an `__init__` parameter: (the registry read with the
+        key the class's single construction passes, or the parameter's default, its module)."""
+        init = self.project.method(holder, "__init__")
+        if not isinstance(value, cst.Subscript) or init is None or len(value.slice) != 1 \
+                or not isinstance(value.slice[0].slice, cst.Index) or not isinstance(value.slice[0].slice.value, cst.Name):
+            return None
+        name = value.slice[0].slice.value.value
+        param = next((p for p in init.params if p.name == name), None)
+        if param is None:
+            return None
+        found = constructed_argument(self.project, self.callables, holder, name)
+        if found is not None:
+            known = literal(found[0])
+        else:  # built once without it: the default
+            single = len(constructions_of(self.project, holder)) == 1
+            known = literal(param.default) if single and param.default is not None else None
+        written = _literal_node(known.value) if known is not None else None
+        if written is None:
+            return None
+        keyed = value.with_changes(slice=[value.slice[0].with_changes(slice=cst.Index(written))])
+        return keyed, self.project.modules[holder.module]
 
     def _passed_to_constructor(self, holder: ClassInfo, value: cst.BaseExpression):
         """`self.sub = sub` of an `__init__` parameter: (what the class's single construction
@@ -322,7 +352,19 @@ class CallResolver:
         return is_nn_module(self.project, self.k, cls)
 
     def function_value(self, expr: cst.BaseExpression) -> FnValue | None:
-        return self.callables.value(expr, self.module, self.function, self.bindings, self.local_functions)
+        return self.callables.value(self._known_key(expr), self.module, self.function, self.bindings,
+                                    self.local_functions)
+
+    def _known_key(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """`REGISTRY[key]` with the key's value known in the frame: that value written in."""
+        if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1 \
+                or not isinstance(expr.slice[0].slice, cst.Index) or literal(expr.slice[0].slice.value) is not None:
+            return expr
+        known = self.value_of(expr.slice[0].slice.value)
+        written = _literal_node(known.value) if known is not None else None
+        if written is None:
+            return expr
+        return expr.with_changes(slice=[expr.slice[0].with_changes(slice=cst.Index(written))])
 
     def remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
@@ -389,7 +431,13 @@ class CallResolver:
         """`self.fn(x)` with `self.fn = helper` / `= MyFn.apply` set by the class: the function
         the attribute holds (read in the module that assigns it)."""
         held, module = self._attribute_value(func)
-        if held is None or not isinstance(held, (cst.Name, cst.Attribute)):
+        if held is None:
+            held, module = self._class_body_value(func)
+        if isinstance(held, cst.Call) and len(held.args) == 1 and not held.args[0].star \
+                and self.project.qualify(held.func, module) in STORED_FUNCTION_WRAPPERS:
+            held = held.args[0].value  # `act = staticmethod(gelu)` in the class body
+            return self.callables.value(held, module, None, {}, {})
+        if held is None or not isinstance(held, (cst.Name, cst.Attribute, cst.Subscript)):
             return None
         return self.callables.value(held, module, None, {}, {})
 
@@ -421,6 +469,25 @@ class CallResolver:
             return CallTarget(new, True, self_class=cls.qualname)
         return CallTarget(init, True, self_class=cls.qualname) if init else None
 
+    def _class_body_value(self, expr: cst.BaseExpression):
+        """(value, module) of `obj.attr` set in the body of the object's class or a base."""
+        if not isinstance(expr, cst.Attribute):
+            return None, None
+        owner = self.class_of(expr.value)
+        for holder in self.project.mro(owner) if owner is not None else ():
+            found = dict(class_body_values(holder.node)).get(expr.attr.value)
+            if found is not None:
+                return found, self.project.modules[holder.module]
+        return None, None
+
+    def _class_of_instance(self, expr: cst.BaseExpression) -> ClassInfo | None:
+        """The class `type(obj)` / `obj.__class__` names, for a project instance."""
+        if isinstance(expr, cst.Call) and self.qualify(expr.func) == "builtins.type" and len(expr.args) == 1:
+            return self.class_of(expr.args[0].value)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "__class__":
+            return self.class_of(expr.value)
+        return None
+
     def _is_dataclass(self, cls: ClassInfo) -> bool:
         module = self.project.modules[cls.module]
         return any(self.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
@@ -432,10 +499,12 @@ class CallResolver:
         if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
                 and value.func.value == "super" and self.cls is not None and self.defining is not None):
             fn = self.project.method(self.cls, name, after=self.defining.qualname)
+            if fn is None and name == "__call__" and self.is_nn_module(self.cls):
+                return self._forward(self.cls, "", own_call=False)  # torch's Module.__call__ runs forward
             return CallTarget(fn, True, self_class=self.cls.qualname) if fn else None
-        if isinstance(value, cst.Call) and self.qualify(value.func) == "builtins.type" and len(value.args) == 1:
-            cls = self.class_of(value.args[0].value)  # `type(self).shift(x)`: the method read off the class
-            fn = self.project.method(cls, name) if cls is not None else None
+        runtime = self._class_of_instance(value)
+        if runtime is not None:  # `type(self).shift(x)`, `self.__class__.shift(x)`: read off the class
+            fn = self.project.method(runtime, name)
             return self._target(self.callables.decorated(fn)) if fn is not None else None
         owner = self.class_of(value)
         if owner is not None and name == "apply":  # `MyFn().apply(x)` on an autograd.Function
@@ -453,8 +522,11 @@ class CallResolver:
             return self._forward(sub, self.instance_name(func)) if sub is not None else None
         return None
 
-    def _forward(self, cls: ClassInfo, instance: str) -> CallTarget | None:
-        method = "forward" if self.is_nn_module(cls) else "__call__"
+    def _forward(self, cls: ClassInfo, instance: str, own_call: bool = True) -> CallTarget | None:
+        """What calling an instance runs: a module's `forward` (its own `__call__` first, when
+        the class overrides it: Dynamo inlines that), other objects' `__call__`."""
+        overridden = own_call and self.project.method(cls, "__call__") is not None
+        method = "forward" if self.is_nn_module(cls) and not overridden else "__call__"
         replaced = self._replaced(cls, method)
         if replaced is not None:  # a class decorator put its own function there
             fn = self.project.function(replaced.qualname)
@@ -550,6 +622,15 @@ def _container_iterated(iterable: cst.BaseExpression) -> cst.BaseExpression:
             iterable = iterable.args[0].value
         else:
             return iterable
+
+
+def _literal_node(value) -> cst.BaseExpression | None:
+    """A str or int written as source (a registry key)."""
+    if isinstance(value, str):
+        return cst.SimpleString(repr(value))
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return cst.Integer(str(value))
+    return None
 
 
 def _new_returns_instance(new: FunctionInfo) -> bool:
