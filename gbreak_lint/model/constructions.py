@@ -74,7 +74,7 @@ def _constructions(project: ProjectIndex, cls: ClassInfo):
     library's class costs more than the scan (measured on timm: 1.8x the memory), and a
     library class is built in many places anyway."""
     module = project.modules[cls.module]
-    for call, scope in _calls_by_name(project, module).get(cls.name, ()):
+    for call, scope in calls_by_name(project, module).get(cls.name, ()):
         if project.qualify(call.func, module, scope) == cls.qualname:
             yield call, module, scope
     for fn in module.functions.values():  # `@Timer def f` builds `Timer(f)`
@@ -86,7 +86,7 @@ def _constructions(project: ProjectIndex, cls: ClassInfo):
                 yield cst.Call(dec.decorator, [cst.Arg(undecorated)]), module, scope
 
 
-def _calls_by_name(project: ProjectIndex, module: ModuleIndex) -> dict[str, list]:
+def calls_by_name(project: ProjectIndex, module: ModuleIndex) -> dict[str, list]:
     """The module's calls of a name or an attribute (`Net(...)`, `models.Net(...)`), by that
     name, with the function each is written in: one walk per module for every class asked."""
     def compute() -> dict[str, list]:

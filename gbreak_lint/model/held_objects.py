@@ -15,8 +15,8 @@ import libcst as cst
 from ..index.entries import call_argument
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo, ModuleIndex
-from ..walk import NESTED_SCOPES, find_all
 from .callables import Callables
+from .constructions import calls_by_name
 
 MAX_DEPTH = 6  # names followed through assignments and call sites
 MAX_CALLERS = 8  # call sites read per parameter
@@ -73,15 +73,5 @@ class HeldValues:
 
     def _calls_of(self, name: str) -> list[tuple[cst.Call, FunctionInfo | None]]:
         """The calls `name(...)` in the module, each with the function it is written in."""
-        return self.project.derived(f"named-calls:{self.module.name}", self._named_calls).get(name, [])
-
-    def _named_calls(self) -> dict[str, list[tuple[cst.Call, FunctionInfo | None]]]:
-        found: dict[str, list[tuple[cst.Call, FunctionInfo | None]]] = {}
-        scopes: list[tuple[cst.CSTNode, FunctionInfo | None]] = [(self.module.parsed.module, None)]
-        scopes += [(fn.node, fn) for fn in self.module.functions.values()]
-        for node, fn in scopes:
-            body = node.body if isinstance(node, cst.FunctionDef) else node
-            for call in find_all(body, (cst.Call,), skip=NESTED_SCOPES):
-                if isinstance(call.func, cst.Name):
-                    found.setdefault(call.func.value, []).append((call, fn))
-        return found
+        return [(call, scope) for call, scope in calls_by_name(self.project, self.module).get(name, ())
+                if isinstance(call.func, cst.Name)]

@@ -421,6 +421,13 @@ class CallResolver:
             name = literal(given[1])
             if name is not None and isinstance(name.value, str) and name.value.isidentifier():
                 return self.resolve(cst.Attribute(value=given[0], attr=cst.Name(name.value)))
+        if isinstance(call.func, cst.Attribute) and qual is None:  # `self.make_step()(x)`: what the method returns
+            method = self._resolve_attribute(call.func)
+            if method is not None:
+                made = FnValue(method.function.qualname, method.captured, method.bound + method.skip_first_param)
+                positional = [self.function_value(v) for v in given]
+                returned = self.callables.apply(made, positional)
+                return self._target(returned) if returned is not None else None
         if qual == PARTIAL and given and isinstance(given[0], cst.Attribute):
             method = self._resolve_attribute(given[0])
             if method is not None and method.skip_first_param:
@@ -437,8 +444,8 @@ class CallResolver:
                 and self.project.qualify(held.func, module) in STORED_FUNCTION_WRAPPERS:
             held = held.args[0].value  # `act = staticmethod(gelu)` in the class body
             return self.callables.value(held, module, None, {}, {})
-        if held is None or not isinstance(held, (cst.Name, cst.Attribute, cst.Subscript)):
-            return None
+        if held is None or not isinstance(held, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            return None  # (a call: `functools.partial(scale, k=2)`, a factory's closure)
         return self.callables.value(held, module, None, {}, {})
 
     def _target(self, value: FnValue) -> CallTarget | None:
@@ -454,8 +461,18 @@ class CallResolver:
         too (`BigBirdSelfAttention(config)` built in forward: the layers it creates make
         parameters, GBL335, and `super().__init__()` breaks where the constructor is compiled
         on its own, GBL336)."""
-        cls = self.project.klass(self.qualify(func))
+        cls = self.project.klass(self.qualify(func)) or self._classmethod_class(func)
         return self._init_target(cls) if cls is not None else None
+
+    def _classmethod_class(self, func: cst.BaseExpression) -> ClassInfo | None:
+        """`cls(...)` in a classmethod: the class it was called on (or its defining class)."""
+        fn = self.function
+        if not isinstance(func, cst.Name) or fn is None or self.cls is None or not fn.params \
+                or fn.params[0].name != func.value:
+            return None
+        module = self.project.modules[fn.module]
+        is_classmethod = any(self.project.qualify(d.decorator, module) == "builtins.classmethod" for d in fn.decorators)
+        return self.cls if is_classmethod else None
 
     def _init_target(self, cls: ClassInfo) -> CallTarget | None:
         """What calling the class runs in its place: `__init__`, or a project `__new__` that
@@ -519,7 +536,19 @@ class CallResolver:
             if fn is not None:
                 return self._method_target(fn, "", owner.qualname)
             sub = self.class_of(func)
-            return self._forward(sub, self.instance_name(func)) if sub is not None else None
+            if sub is not None:
+                return self._forward(sub, self.instance_name(func))
+            alias = self._method_alias(owner, name)
+            return self._resolve_attribute(func.with_changes(attr=cst.Name(alias))) if alias else None
+        return None
+
+    def _method_alias(self, owner: ClassInfo, name: str) -> str | None:
+        """`self.step = self._step_impl` set by the class: the method the attribute holds."""
+        found = self.project.class_attribute(owner, name)
+        value = found[1] if found is not None else None
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self" \
+                and value.attr.value != name and self.project.method(owner, value.attr.value) is not None:
+            return value.attr.value
         return None
 
     def _forward(self, cls: ClassInfo, instance: str, own_call: bool = True) -> CallTarget | None:
