@@ -18,7 +18,8 @@ from .built_objects import attribute_shapes, tensor_attributes
 from .callables import context_wrapped, nonrecursive
 from .frame_values import constant_display, free_names
 from .held_objects import HeldValues
-from .instances import built_at_top, class_body_values, is_optimizer_class, optimizer_method_parts
+from .class_body import class_body_values
+from .instances import built_at_top, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
 from .partials import partial_bindings, through_partials
 from .resolve import CallTarget

@@ -22,7 +22,8 @@ from .dict_locals import (display_keywords, item_stored_names, joined, loosened,
 from ..index.names import binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
 from .tensors import TensorScope
 from .types import FrameKey
-from .values import (Const, Keywords, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
+from .class_body import SymbolicNames
+from .values import (default_value, Const, Keywords, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
                      literal)
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
@@ -55,7 +56,7 @@ class FrameValues:
         self.arguments = dict(key.arguments)
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, scope.is_tensor, qualify,
                                         self.has_attribute, self.call_value,
-                                        frozenset(knowledge.dtype_names))
+                                        SymbolicNames(project, frozenset(knowledge.dtype_names)))
 
     def release(self) -> None:
         """Break the cycle with the evaluator, which calls back into this object (see
@@ -91,7 +92,7 @@ class FrameValues:
         param = self.params[name]
         if param.kind in ("star", "double_star") or self.key.unbound_passed:
             return None
-        return literal(param.default)
+        return default_value(param.default, self.evaluator)
 
     def _global(self, module: ModuleIndex, name: str, hops: int = 0) -> Const | None:
         if name in module.reassigned or hops > 2:

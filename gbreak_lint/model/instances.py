@@ -16,13 +16,14 @@ from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
 from .frame_values import assigned_names
-from .values import Const, Obj, ValueEvaluator, literal
+from .class_body import SymbolicNames, class_body_values
+from .values import Const, Obj, ValueEvaluator, default_value, literal
 
 MAX_DEPTH = 4
 
 
 class Constructor:
-    def __init__(self, project: ProjectIndex, dtypes: frozenset[str]):
+    def __init__(self, project: ProjectIndex, dtypes: SymbolicNames):
         self.project = project
         self.dtypes = dtypes
 
@@ -48,9 +49,15 @@ class Constructor:
             if init is not None and _calls_named(init.node, "setattr"):
                 return {}  # a constructor setting attributes by name (`setattr(self, k, v)` over kwargs)
             assigned |= set(c.attributes)
+            module = self.project.modules[c.module]
             for name, value in class_body_values(c.node):
-                out[name] = literal(value)
+                out[name] = literal(value) or self._symbol(value, module)
         return {k: (None if k in assigned else v) for k, v in out.items()}
+
+    def _symbol(self, value: cst.BaseExpression, module) -> Const | None:
+        """A default naming a dtype or an enum member (`mode: Mode = Mode.FAST`)."""
+        qual = self.project.qualify(value, module) if isinstance(value, cst.Attribute) else None
+        return self.dtypes.constant(qual)
 
     def _generated_init(self, cls: ClassInfo) -> bool:
         """A dataclass (`@dataclass`, or made one by a base's `__init_subclass__`, as
@@ -171,7 +178,8 @@ class Scope:
         for param in params:
             if param.kind in ("star", "double_star"):
                 continue
-            self.locals[param.name] = passed[param.name] if param.name in passed else literal(param.default)
+            self.locals[param.name] = passed[param.name] if param.name in passed \
+                else default_value(param.default, self.evaluator)
 
     def _unknown(self, params) -> None:
         for param in params:
@@ -212,20 +220,6 @@ def _branch_taken(stmt: cst.CSTNode, scope: "Scope") -> cst.BaseSuite | None:
     return node.body if isinstance(node, cst.Else) else None
 
 
-def class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]]:
-    out = []
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                out.append((small.target.value, small.value))
-            elif isinstance(small, cst.Assign):
-                out += [(t.target.value, small.value) for t in small.targets if isinstance(t.target, cst.Name)]
-    return out
-
-
 def _annotated_fields(node: cst.ClassDef) -> list[str]:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     return [small.target.value for stmt in body if isinstance(stmt, cst.SimpleStatementLine)
@@ -246,7 +240,7 @@ def _self_attributes(stmt: cst.CSTNode) -> set[str]:
 def built_at_top(project: ProjectIndex, dtype_names, cls: ClassInfo, call: cst.Call, module) -> Obj:
     """The instance `call` builds where a program builds its compiled code (module level or
     `main()`: literals and project instances in the arguments)."""
-    ctor = Constructor(project, frozenset(dtype_names))
+    ctor = Constructor(project, SymbolicNames(project, frozenset(dtype_names)))
     return ctor.build(cls, call, TopScope(ctor, module))
 
 
@@ -290,3 +284,4 @@ def optimizer_method_parts(func: cst.BaseExpression, knowledge
     if isinstance(func, cst.Attribute) and func.attr.value in knowledge.optimizer_methods:
         return func.attr.value, func.value, False
     return None, None, False
+

@@ -14,7 +14,7 @@ from ..knowledge import Knowledge
 from .attributes import property_getter
 from .callables import PARTIAL, Callables
 from .constructions import constructed_argument, constructions_of
-from .instances import class_body_values
+from .class_body import class_body_values
 from .types import FnValue
 from .values import Const, Obj, literal
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 from functools import lru_cache
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import libcst as cst
 
@@ -236,6 +236,14 @@ ARITHMETIC = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: o
               cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod}
 
 
+def default_value(default: cst.BaseExpression | None, evaluator: "ValueEvaluator") -> Const | None:
+    """A parameter's default: a literal, or a dtype / enum member it names (`mode=Mode.FAST`)."""
+    found = literal(default)
+    if found is None and isinstance(default, cst.Attribute):
+        return evaluator.symbol(default)
+    return found
+
+
 def literal(expr: cst.BaseExpression | None) -> Const | None:
     """The constant a literal expression spells (`None`, `True`, `3`, `-1.0`, `"x"`, `(1, 2)`)."""
     if expr is None:
@@ -264,6 +272,14 @@ def _number_or_string(kind: type, text: str) -> Const | None:
         return None
 
 
+class Symbols(Protocol):
+    """Dotted names that are values of their own (model.class_body.SymbolicNames)."""
+
+    def __contains__(self, qual: object) -> bool: ...
+
+    def constant(self, qual: str | None) -> "Const | None": ...
+
+
 class ValueEvaluator:
     """Constants of one frame. The builder supplies what only it knows through callbacks:
     `name_value(name)` (locals, parameters, globals), `attribute_value(expr)` for `self.x`,
@@ -271,7 +287,7 @@ class ValueEvaluator:
     (project helpers and predicates such as `torch.compiler.is_compiling()`)."""
 
     def __init__(self, name_value: Callable, attribute_value: Callable, is_tensor: Callable,
-                 qualify: Callable, has_attribute: Callable, call_value: Callable, dtypes: frozenset[str]):
+                 qualify: Callable, has_attribute: Callable, call_value: Callable, dtypes: "Symbols"):
         self.name_value = name_value
         self.attribute_value = attribute_value
         self.is_tensor = is_tensor
@@ -436,10 +452,11 @@ class ValueEvaluator:
         return self.name_value(expr.value)
 
     def _Attribute(self, expr: cst.Attribute, depth: int) -> Const | None:
-        qual = self.qualify(expr)
-        if qual in self.dtypes:
-            return Const(qual)
-        return self.attribute_value(expr)
+        return self.symbol(expr) or self.attribute_value(expr)
+
+    def symbol(self, expr: cst.Attribute) -> Const | None:
+        """The value a dotted name stands for: a dtype, an enum member (see SymbolicNames)."""
+        return self.dtypes.constant(self.qualify(expr))
 
     def _UnaryOperation(self, expr: cst.UnaryOperation, depth: int) -> Const | None:
         if not isinstance(expr.operator, cst.Not):
@@ -523,6 +540,8 @@ class ValueEvaluator:
             return None
         if va.value is None or vb.value is None or isinstance(va.value, bool):
             return va.value is vb.value
+        if va.value in self.dtypes and vb.value in self.dtypes:  # singletons: a dtype, an enum member
+            return va.value == vb.value
         return None
 
     def _BinaryOperation(self, expr: cst.BinaryOperation, depth: int) -> Const | None:
