@@ -1097,9 +1097,23 @@ class FrameBuilder:
         unsupported block, not a consumed generator (measured 2.13: the frame is compiled up
         to its checkpoint before the `with` and runs eagerly from there)."""
         last = self.events[-1] if self.events else None
-        if last is not None and last.kind == EventKind.CALL and last.mode == CallMode.GENERATOR \
-                and last.span == self.span(item):
+        if last is None or last.kind != EventKind.CALL or last.span != self.span(item):
+            return
+        if last.mode == CallMode.GENERATOR:
             self.events[-1] = replace(last, mode=CallMode.INLINE, ctx=last.ctx + (ctx,), with_method=True)
+            return
+        made = self._returned_context_generator(last.target)
+        if made is not None:  # `with self.region():` of a helper returning `scope("r")`: entering runs scope's body
+            self.events.append(replace(last, target=made, mode=CallMode.INLINE, ctx=last.ctx + (ctx,),
+                                       with_method=True))
+
+    def _returned_context_generator(self, target) -> FrameKey | None:
+        """The @contextmanager generator a called frame makes and returns (built there with
+        none of its body run): its frame as entering the object runs it."""
+        info = self.env.frame(target) if isinstance(target, FrameKey) else None
+        returned = [ev.target for ev in info.events if ev.kind == EventKind.CALL and isinstance(ev.target, FrameKey)
+                    and ev.target.take_yields == 0] if info is not None else []
+        return replace(returned[-1], take_yields=None) if len(returned) == 1 else None
 
     def stmt_Match(self, node) -> None:
         self.expr(node.subject)
