@@ -945,7 +945,7 @@ class CauseMatcher:
         call, traced once per frame of the chain; backward itself is never a frame compiled
         alone (autograd calls it later, outside the compiled code), so it is inlined only."""
         backward = self.b.resolver.callables.autograd_backward(forward)
-        if backward is None or self._grad_off():
+        if backward is None or self.grad_off():
             return
         grads = frozenset(p.name for p in backward.params[1:] if p.kind == "positional")
         # traced as a higher-order op's body: a write outside it breaks (measured 2.13, GB0067;
@@ -960,7 +960,7 @@ class CauseMatcher:
         self.env.register_synthetic(replace(info, key=key, eager_only=True))
         self.b.emit(EventKind.CALL, node, target=key)
 
-    def _grad_off(self) -> bool:
+    def grad_off(self) -> bool:
         """Grad is off here: the compiled call runs under `no_grad` / `inference_mode`, or this
         point is inside such a block. Nothing needs grad, so Dynamo does not trace an
         autograd.Function's backward (measured 2.13: no break in it)."""

@@ -77,6 +77,8 @@ class FrameBuilder:
                                   default_dtype=env.default_dtype)
         self.resolver.held_class = self._held_class
         self.resolver.value_of = self.values.value
+        # known off only: a callee may be run under a caller's `torch.no_grad()(fn)` wrapper
+        self.values.grad_enabled = lambda: False if self.causes.grad_off() else None
         self.resolver.arguments = dict(key.arguments)
         if isinstance(source, LambdaBody):
             self.resolver.lambda_params = source.parameters

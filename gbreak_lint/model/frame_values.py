@@ -9,6 +9,7 @@ forgets what its body rebinds. Globals are module-level names bound once to a li
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import libcst as cst
 
@@ -45,6 +46,9 @@ class FrameValues:
         self.scope = scope
         self.qualify = qualify
         self.compile_time = compile_time
+        # whether grad mode is on at the point read (set by the frame builder, which knows the
+        # blocks around it and the state the compiled call runs under)
+        self.grad_enabled: Callable[[], bool | None] = lambda: None
         self.default_dtype = default_dtype
         self.locals: dict[str, object] = {}
         self._plain_dicts: dict[str, bool] = {}  # names `plain_dict_local` allows, by name
@@ -550,6 +554,9 @@ class FrameValues:
         qual = self.qualify(call.func)
         if qual in self.k.constant_calls:
             return Const(self.k.constant_calls[qual])
+        if qual in self.k.grad_mode_queries and not call.args:
+            enabled = self.grad_enabled()
+            return Const(enabled) if enabled is not None else None
         known = self.compile_time.value(call, self.qualify)
         if known is not None:
             return Const(known)
