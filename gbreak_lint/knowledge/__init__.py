@@ -37,7 +37,6 @@ class Knowledge:
     callback_calling_functions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     callback_calling_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     callback_pairing_functions: frozenset[str] = frozenset()  # ... with two elements (reduce)
-    dataclass_decorators: frozenset[str] = frozenset()  # their generated __init__ calls __post_init__
     grad_mode_queries: frozenset[str] = frozenset()  # `torch.is_grad_enabled()`: folded by Dynamo
     # callee (a qualified function or a method name) -> the GB code its break reports, for a
     # rule whose callees break differently
@@ -118,7 +117,6 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         callback_calling_methods=MappingProxyType({k: str(v) for k, v in
                                                    (data.get("callback_calling_methods") or {}).items()}),
         callback_pairing_functions=frozenset(data.get("callback_pairing_functions") or ()),
-        dataclass_decorators=frozenset(data.get("dataclass_decorators") or ()),
         grad_mode_queries=frozenset(data.get("grad_mode_queries") or ()),
         skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),

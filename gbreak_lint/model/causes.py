@@ -317,10 +317,7 @@ class CauseMatcher:
         b = self.b
         if isinstance(fn_expr, cst.Lambda):
             names = [p.name.value for p in fn_expr.params.params][:given]
-            line = b.line(fn_expr)
-            key = FrameKey(f"{b.module.name}.<lambda>@{line}", frozenset(names if tensors else ()))
-            self.env.register_expression_frame(key, LambdaBody(fn_expr, b.function, line), b.module)
-            return key
+            return self._lambda_key(fn_expr, frozenset(names if tensors else ()))
         target = b.resolver.resolve(fn_expr) if isinstance(fn_expr, (cst.Name, cst.Attribute)) else None
         if target is None:
             return None
@@ -345,8 +342,14 @@ class CauseMatcher:
             return None
         params = [p.name.value for p in lam.params.params]
         tensors = frozenset(p for p, a in zip(params, node.args) if b.scope.is_tensor(a.value))
+        return self._lambda_key(lam, tensors, f":{func.value}")
+
+    def _lambda_key(self, lam: cst.Lambda, tensors: frozenset[str], label: str = "", **facts) -> FrameKey:
+        """The frame of a lambda written in this frame's function (Dynamo inlines it like any
+        function), registered so it can be built."""
+        b = self.b
         line = b.line(lam)
-        key = FrameKey(f"{b.module.name}.<lambda>@{line}:{func.value}", tensors)
+        key = FrameKey(f"{b.module.name}.<lambda>@{line}{label}", tensors, **facts)
         self.env.register_expression_frame(key, LambdaBody(lam, b.function, line), b.module)
         return key
 
@@ -1645,12 +1648,8 @@ class CauseMatcher:
         """The frame of a function a higher-order op traces (a def, a method, a lambda)."""
         b = self.b
         if isinstance(fn_expr, cst.Lambda):
-            line = b.line(fn_expr)
-            key = FrameKey(f"{b.module.name}.<lambda>@{line}", frozenset(p.name.value for p in fn_expr.params.params),
-                           hop_body=checked,
-                           tensor_attributes=b.key.tensor_attributes)
-            self.env.register_expression_frame(key, LambdaBody(fn_expr, b.function, line), b.module)
-            return key
+            return self._lambda_key(fn_expr, frozenset(p.name.value for p in fn_expr.params.params),
+                                    hop_body=checked, tensor_attributes=b.key.tensor_attributes)
         target = b.resolver.resolve(fn_expr) if isinstance(fn_expr, (cst.Name, cst.Attribute)) else None
         fn = target.function if target else self.env.project.function(b.resolver.qualify(fn_expr))
         if fn is None:

@@ -32,7 +32,7 @@ class Constructor:
         if depth <= MAX_DEPTH:
             attrs.update(self._class_defaults(cls))
             init = self.project.method(cls, "__init__")
-            if self._generated_init(cls):
+            if generated_init(self.project, cls):
                 self._dataclass_init(cls, call, caller, attrs, depth)
             elif init is not None:
                 self._run_init(init, cls, call, caller, attrs, depth)
@@ -58,22 +58,6 @@ class Constructor:
         """A default naming a dtype or an enum member (`mode: Mode = Mode.FAST`)."""
         qual = self.project.qualify(value, module) if isinstance(value, cst.Attribute) else None
         return self.dtypes.constant(qual)
-
-    def _generated_init(self, cls: ClassInfo) -> bool:
-        """A dataclass (`@dataclass`, or made one by a base's `__init_subclass__`, as
-        transformers' configs are) without an `__init__` of its own: the generated one sets
-        each field from the arguments."""
-        if "__init__" in cls.methods:
-            return False
-        for c in self.project.mro(cls):
-            module = self.project.modules[c.module]
-            if any((self.project.qualify(d.decorator, module) or "").split(".")[-1] == "dataclass"
-                   for d in c.decorators):
-                return True
-            hook = self.project.function(c.methods.get("__init_subclass__"))
-            if hook is not None and _calls_named(hook.node, "dataclass"):
-                return True
-        return False
 
     def _dataclass_init(self, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
         """Keyword arguments set the fields they name (a positional one: every field is then
@@ -285,3 +269,19 @@ def optimizer_method_parts(func: cst.BaseExpression, knowledge
         return func.attr.value, func.value, False
     return None, None, False
 
+
+def generated_init(project: ProjectIndex, cls: ClassInfo) -> bool:
+    """A dataclass (`@dataclass`, or made one by a base's `__init_subclass__`, as
+    transformers' configs are) without an `__init__` of its own: the generated one sets
+    each field from the arguments."""
+    if "__init__" in cls.methods:
+        return False
+    for c in project.mro(cls):
+        module = project.modules[c.module]
+        made = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in c.decorators]
+        if any((project.qualify(d, module) or "").split(".")[-1] == "dataclass" for d in made):  # also `@dataclass(...)`
+            return True
+        hook = project.function(c.methods.get("__init_subclass__"))
+        if hook is not None and _calls_named(hook.node, "dataclass"):
+            return True
+    return False

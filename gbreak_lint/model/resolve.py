@@ -15,6 +15,7 @@ from .attributes import property_getter
 from .callables import PARTIAL, Callables
 from .constructions import constructed_argument, constructions_of
 from .class_body import class_body_values
+from .instances import generated_init
 from .types import FnValue
 from .values import Const, Obj, literal
 
@@ -250,11 +251,8 @@ class CallResolver:
         else:  # built once without it: the default
             single = len(constructions_of(self.project, holder)) == 1
             known = literal(param.default) if single and param.default is not None else None
-        written = _literal_node(known.value) if known is not None else None
-        if written is None:
-            return None
-        keyed = value.with_changes(slice=[value.slice[0].with_changes(slice=cst.Index(written))])
-        return keyed, self.project.modules[holder.module]
+        keyed = _with_key(value, known)
+        return (keyed, self.project.modules[holder.module]) if keyed is not None else None
 
     def _passed_to_constructor(self, holder: ClassInfo, value: cst.BaseExpression):
         """`self.sub = sub` of an `__init__` parameter: (what the class's single construction
@@ -360,11 +358,7 @@ class CallResolver:
         if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1 \
                 or not isinstance(expr.slice[0].slice, cst.Index) or literal(expr.slice[0].slice.value) is not None:
             return expr
-        known = self.value_of(expr.slice[0].slice.value)
-        written = _literal_node(known.value) if known is not None else None
-        if written is None:
-            return expr
-        return expr.with_changes(slice=[expr.slice[0].with_changes(slice=cst.Index(written))])
+        return _with_key(expr, self.value_of(expr.slice[0].slice.value)) or expr
 
     def remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
@@ -478,7 +472,7 @@ class CallResolver:
         """What calling the class runs in its place: `__init__`, or a project `__new__` that
         makes something else (Python then skips `__init__`) or is the only one defined."""
         init = self.project.method(cls, "__init__")
-        if init is None and self._is_dataclass(cls):
+        if init is None and generated_init(self.project, cls):
             post_init = self.project.method(cls, "__post_init__")  # the generated __init__ calls it last
             return CallTarget(post_init, True, self_class=cls.qualname, generated_init=True) if post_init else None
         new = self.project.method(cls, "__new__")
@@ -504,11 +498,6 @@ class CallResolver:
         if isinstance(expr, cst.Attribute) and expr.attr.value == "__class__":
             return self.class_of(expr.value)
         return None
-
-    def _is_dataclass(self, cls: ClassInfo) -> bool:
-        module = self.project.modules[cls.module]
-        return any(self.project.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
-                                        module) in self.k.dataclass_decorators for d in cls.decorators)
 
     def _resolve_attribute(self, func: cst.Attribute) -> CallTarget | None:
         name = func.attr.value
@@ -653,13 +642,16 @@ def _container_iterated(iterable: cst.BaseExpression) -> cst.BaseExpression:
             return iterable
 
 
-def _literal_node(value) -> cst.BaseExpression | None:
-    """A str or int written as source (a registry key)."""
+def _with_key(subscript: cst.Subscript, known: Const | None) -> cst.Subscript | None:
+    """`REGISTRY[key]` with a known str or int key written in as a literal."""
+    value = known.value if known is not None else None
     if isinstance(value, str):
-        return cst.SimpleString(repr(value))
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return cst.Integer(str(value))
-    return None
+        written: cst.BaseExpression = cst.SimpleString(repr(value))
+    elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        written = cst.Integer(str(value))
+    else:
+        return None
+    return subscript.with_changes(slice=[subscript.slice[0].with_changes(slice=cst.Index(written))])
 
 
 def _new_returns_instance(new: FunctionInfo) -> bool:
