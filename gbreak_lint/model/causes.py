@@ -749,12 +749,57 @@ class CauseMatcher:
             self._dunder_call(node, receiver, name, other, mode)
 
     def builtin_dunder(self, node: cst.Call, qual: str | None) -> None:
-        """`len(obj)`, `abs(obj)` on an instance of a project class defining `__len__` /
-        `__abs__`: Dynamo inlines that method at the call (measured 2.13: a print there
+        """`len(obj)`, `abs(obj)`, `bool(obj)`, `next(obj)`, `list(obj)` on an instance of a
+        project class defining the method the builtin runs (`__len__`, `__bool__`,
+        `__iter__`...): Dynamo inlines that method at the call (measured 2.13: a print there
         breaks and resumes; a `torch.compiler.disable`d one is skipped at the call, GB0099)."""
         name = _BUILTIN_DUNDERS.get(qual or "")
-        if name is not None and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if name is None and qual in self.k.iterating_builtins:
+            for value in positional if qual == "builtins.zip" else positional[:1]:
+                self._dunder_call(node, value, "__iter__", None, CallMode.INLINE)
+            return
+        if name is None or len(node.args) != 1 or len(positional) != 1:
+            return
+        if name == "__bool__":
+            self.truth_dunder(node.args[0].value, CallMode.INLINE, at=node)
+        else:
             self._dunder_call(node, node.args[0].value, name, None, CallMode.INLINE)
+
+    def truth_dunder(self, value: cst.BaseExpression, mode: CallMode = CallMode.OPERATOR,
+                     at: cst.BaseExpression | None = None) -> None:
+        """`if obj:` / `while obj:` / `not obj` / `obj and ...` on an instance of a project class
+        defining `__bool__` (else `__len__`): Python asks that method, and Dynamo inlines it
+        under the jump, an instruction it cannot resume after (measured 2.13: a print in
+        `__bool__` skips the frame; in `__len__` too)."""
+        cls = self.b.resolver.class_of(value) if not self.b.scope.is_tensor(value) else None
+        if cls is None:
+            return
+        name = "__bool__" if self.env.project.method(cls, "__bool__") is not None else "__len__"
+        self._dunder_call(at if at is not None else value, value, name, None, mode)
+
+    def iteration_dunder(self, iterable: cst.BaseExpression) -> None:
+        """`for v in obj` on an instance of a project class defining `__iter__`: Dynamo inlines
+        it under GET_ITER (no resume: a break there skips the frame, measured 2.13), and a
+        generator `__iter__` steps at each FOR_ITER, inside the loop. An `__iter__` returning
+        `self` hands each step to the class's `__next__`, also run inside the loop."""
+        if isinstance(iterable, cst.Call) and self.b.resolver.qualify(iterable.func) == "builtins.enumerate" \
+                and iterable.args and iterable.args[0].keyword is None:
+            iterable = iterable.args[0].value  # enumerate asks for the iterator at the loop
+        cls = self.b.resolver.class_of(iterable) if not self.b.scope.is_tensor(iterable) else None
+        method = self.env.project.method(cls, "__iter__") if cls is not None else None
+        if method is None:
+            return
+        if method.is_generator:
+            self.b.ctx.append(Ctx(BlockKind.LOOP, self.b.line(iterable)))
+            self._dunder_call(iterable, iterable, "__iter__", None, CallMode.GENERATOR)
+            self.b.ctx.pop()
+            return
+        self._dunder_call(iterable, iterable, "__iter__", None, CallMode.OPERATOR)
+        if _returns_self(method) and self.env.project.method(cls, "__next__") is not None:
+            self.b.ctx.append(Ctx(BlockKind.LOOP, self.b.line(iterable)))
+            self._dunder_call(iterable, iterable, "__next__", None, CallMode.OPERATOR)
+            self.b.ctx.pop()
 
     def item_store_dunder(self, target: cst.Subscript, value: cst.BaseExpression | None) -> None:
         """`obj[k] = v` / `del obj[k]` (value None) on an instance of a project class defining
@@ -1887,7 +1932,14 @@ _COMPARE_DUNDERS = {cst.Equal: "__eq__", cst.NotEqual: "__ne__", cst.LessThan: "
 
 _OperatorCall = tuple[cst.BaseExpression, str, "cst.BaseExpression | None"]
 # builtins Python runs through a method of the argument's class
-_BUILTIN_DUNDERS = {"builtins.len": "__len__", "builtins.abs": "__abs__"}
+_BUILTIN_DUNDERS = {"builtins.len": "__len__", "builtins.abs": "__abs__", "builtins.bool": "__bool__",
+                    "builtins.next": "__next__", "builtins.iter": "__iter__"}
+
+
+def _returns_self(method) -> bool:
+    """`def __iter__(self): return self`: the object is its own iterator."""
+    returns = find_all(method.node.body, (cst.Return,), skip=NESTED_SCOPES)
+    return bool(returns) and all(isinstance(r.value, cst.Name) and r.value.value == "self" for r in returns)
 
 
 def _operator_calls(node: cst.BaseExpression) -> list[_OperatorCall]:

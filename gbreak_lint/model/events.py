@@ -17,7 +17,7 @@ from .check_messages import message_argument, unconvertible_message
 from .resolve import CallResolver
 from .tensors import TensorScope, target_names
 from .frame_values import (FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read)
-from .liveness import descendants, live_after, statement_reads
+from .liveness import descendants, live_after, pending_operands, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
@@ -467,7 +467,10 @@ class FrameBuilder:
             if isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node):
                 continue
             holder = next((s for at, s, _, _ in reversed(statements) if at <= span.line), None)
-            if not self._read_after(holder, (span.end_line, span.end_column)) & tensors:
+            if self._read_after(holder, (span.end_line, span.end_column)) & tensors:
+                continue
+            # what the statement evaluated before the call waits on the stack (`x + h()`)
+            if not any(self.scope.is_tensor(e) for e in pending_operands(holder, node)):
                 out[i] = replace(out[i], resume_has_tensors=False)
         return tuple(out)
 
@@ -973,6 +976,7 @@ class FrameBuilder:
         self.expr(node.iter)
         if in_loop:
             self.ctx.pop()
+        self.causes.iteration_dunder(node.iter)
         self._iterates_passed_iterator(node.iter)
         raised = self.values.evaluator.iteration_raises(node.iter, self._known_length)
         if raised is not None:  # `for v in n` of a number: iter() raises before the body runs
@@ -1261,6 +1265,7 @@ class FrameBuilder:
             return
         if compound and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return
+        self.causes.truth_dunder(test)
         if not self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
             return
         rule = self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH)

@@ -65,3 +65,48 @@ def _reads(stmt, names_read) -> frozenset[str]:
 
 def _assigned(stmt) -> frozenset[str]:
     return frozenset(assigned_names(stmt))
+
+
+def pending_operands(statement, node) -> list[cst.BaseExpression]:
+    """What a statement has evaluated and left on the stack when it reaches `node`: the left
+    side of an operator (`x + h()`), a call's earlier arguments (`f(x, h())`; a method's
+    receiver waits as a bound method, which is no tensor), earlier elements of a display. A resume function after a break at `node`
+    receives them, whatever the rest of the function reads."""
+    path = _path_to(statement, node) if statement is not None else None
+    pending: list[cst.BaseExpression] = []
+    for parent, child in zip(path or (), (path or ())[1:]):
+        pending += _evaluated_before(parent, child)
+    return pending
+
+
+def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    if root is target:
+        return [root]
+    for child in _own_children(root):
+        found = _path_to(child, target)
+        if found is not None:
+            return [root, *found]
+    return None
+
+
+def _own_children(node: cst.CSTNode) -> list:
+    return [c for c in children(node) if not isinstance(c, (cst.IndentedBlock, cst.SimpleStatementSuite))]
+
+
+def _evaluated_before(parent: cst.CSTNode, child: cst.CSTNode) -> list[cst.BaseExpression]:
+    if isinstance(parent, cst.BinaryOperation) and child is parent.right:
+        return [parent.left]
+    if isinstance(parent, cst.Comparison) and child is not parent.left:
+        return [parent.left]
+    if isinstance(parent, cst.Subscript) and child is not parent.value:
+        return [parent.value]
+    if isinstance(parent, cst.Call) and child is not parent.func:
+        # not the receiver: `x.mul` waits as a bound method, no tensor to has_tensor_in_frame
+        return [a.value for a in parent.args[:_index(parent.args, child)]]
+    if isinstance(parent, (cst.List, cst.Tuple, cst.Set)):
+        return [e.value for e in parent.elements[:_index(parent.elements, child)]]
+    return []
+
+
+def _index(items, child) -> int:
+    return next((k for k, item in enumerate(items) if item is child), 0)

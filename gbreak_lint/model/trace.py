@@ -394,6 +394,15 @@ class Tracer:
                 self._resumes(frame, _Resume(at, True), chain + tuple(_link(f, e) for f, e in levels[:depth]),
                               entry, strict_entry)
 
+    def _chain_eagerly(self, levels, chain, entry: str) -> None:
+        """A nested break whose chain holds no tensor after it, in any frame (live locals, values
+        waiting on the stack): Dynamo does not compile the chain's resume function
+        (has_tensor_in_frame, measured 2.13); every frame's rest runs eagerly."""
+        for depth in range(len(levels) - 1, -1, -1):
+            frame, point = levels[depth]
+            self._rest_eagerly(frame, frame.events.index(point) + 1,
+                               chain + tuple(_link(f, e) for f, e in levels[:depth]), entry)
+
     def _resumes(self, info: FrameInfo, resume: "_Resume | None", chain, entry, strict_entry) -> None:
         while resume is not None:
             resume = self._segment(info, resume, True, chain, entry, strict_entry)
@@ -498,6 +507,9 @@ class Tracer:
             cut = next((d for d in range(level - 1, -1, -1) if path[d][1].kind == EventKind.CALL
                         and path[d][1].mode in ATTRIBUTE_CALLS), None)
             first = 0 if cut is None else cut + 1
+            if cut is None and not any(p.resume_has_tensors or p.condition for _f, p in path[:level + 1]):
+                self._chain_eagerly(path[:level + 1], chain, entry)
+                return None
             self._resume_chain(path[first + 1:level + 1], site_chain[:len(chain) + first + 1], entry, strict_entry)
             return _Resume(i + 1, True) if cut is None else None
         if whole is None and not hard and _unrebuildable(blame, ev):  # the compiled frame itself holds the block
