@@ -19,6 +19,19 @@ class UnknownProfile(ValueError):
 
 
 @dataclass(frozen=True)
+class BuiltinSignature:
+    """The calls a builtin binds, and how Dynamo meets one that does not (see builtin_signatures)."""
+    least: int
+    most: int | None  # None: any number of positional arguments
+    keywords: frozenset[str]
+    handler: bool  # refused by Dynamo's handler at the call (GB0193); else raised inside the trace
+
+    def binds(self, positional: int, keywords: set[str]) -> bool:
+        return positional >= self.least and (self.most is None or positional <= self.most) \
+            and keywords <= self.keywords
+
+
+@dataclass(frozen=True)
 class Knowledge:
     profile: str
     python: str
@@ -53,6 +66,7 @@ class Knowledge:
     # `name*` a size (see the file's number_parameters)
     number_parameters: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=lambda: MappingProxyType({}))
+    builtin_signatures: Mapping[str, BuiltinSignature] = field(default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -128,4 +142,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
                                    for k, v in (data.get("fake_run") or {}).items()}),
         number_parameters=MappingProxyType({op: (tuple(v["positional"]), tuple(v["keywords"]))
                                             for op, v in (data.get("number_parameters") or {}).items()}),
+        builtin_signatures=MappingProxyType({name: BuiltinSignature(int(least), most, frozenset(keywords), how == "handler")
+                                             for name, (least, most, keywords, how)
+                                             in (data.get("builtin_signatures") or {}).items()}),
     )

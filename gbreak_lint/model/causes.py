@@ -130,6 +130,8 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
+        if self._invalid_builtin_call(node, qual):
+            return
         self.builtin_dunder(node, qual)
         recurrent = self._recurrent_module(node.func)
         if recurrent is not None and self.check_enabled(CauseCheck.RECURRENT_MODULE_CALL):
@@ -747,6 +749,21 @@ class CauseMatcher:
             mode = CallMode.OPERATOR if isinstance(node, cst.BinaryOperation) or name == "__contains__" \
                 else CallMode.INLINE
             self._dunder_call(node, receiver, name, other, mode)
+
+    def _invalid_builtin_call(self, node: cst.Call, qual: str | None) -> bool:
+        """A builtin called with arguments its signature cannot bind (knowledge
+        builtin_signatures): refused by Dynamo's handler at the call, or raised inside the trace."""
+        signature = self.k.builtin_signatures.get(qual or "")
+        if signature is None or any(a.star for a in node.args):
+            return False
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        if signature.binds(len(node.args) - len(keywords), keywords):
+            return False
+        if not signature.handler:
+            self.b.raises(node, "TypeError")
+        elif self.check_enabled(CauseCheck.INVALID_BUILTIN_CALL):
+            self.b.emit_break(self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL), node, detail=qual)
+        return True
 
     def builtin_dunder(self, node: cst.Call, qual: str | None) -> None:
         """`len(obj)`, `abs(obj)`, `bool(obj)`, `next(obj)`, `list(obj)` on an instance of a

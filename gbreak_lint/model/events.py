@@ -324,7 +324,7 @@ class FrameBuilder:
         made, taken = self.generators.pop(name)
         if self._yields_left(made, taken) == 0:  # closed or run to its end: Python raises, so does Dynamo
             self.generators[name] = (made, taken)
-            self._raises(node, "StopIteration")
+            self.raises(node, "StopIteration")
             return True
         if any(c.kind == BlockKind.LOOP for c in self.ctx):  # stepped again and again: all the rest runs
             self._run_generator(node, made, skip_yields=taken)
@@ -402,7 +402,7 @@ class FrameBuilder:
         self.generators[func.value.value] = (made, CLOSED)
         fn = self._generator_function(made)
         if taken > 0 and fn is not None and _yields_on_exit(fn.node):
-            self._raises(node, "RuntimeError")
+            self.raises(node, "RuntimeError")
         return True
 
     def _generator_function(self, made: int) -> FunctionInfo | None:
@@ -776,7 +776,7 @@ class FrameBuilder:
         if node.exc is None:
             return
         exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
-        self._raises(node, (self.resolver.qualify(exc) or "").removeprefix("builtins."))
+        self.raises(node, (self.resolver.qualify(exc) or "").removeprefix("builtins."))
 
     def _raises_on_known_values(self, node: cst.BaseSmallStatement) -> None:
         """A statement Python raises in on the values known here (`a, b = (1, 2, 3)`,
@@ -795,7 +795,7 @@ class FrameBuilder:
         if found is None:
             found = self._operands_unsupported(node.value)
         if found is not None and not self._reads_default(node.value):
-            self._raises(node, found)
+            self.raises(node, found)
         self._broadcast_mismatch(node.value)
 
     def _broadcast_mismatch(self, expr: cst.BaseExpression) -> None:
@@ -853,7 +853,7 @@ class FrameBuilder:
         """Reading `o.a` / `d["k"]` after deleting it (model.deleted_members)."""
         hit = first_read(node, set(self.deleted_members))
         if hit is not None:
-            self._raises(node, self.deleted_members.pop(hit[1])[1])
+            self.raises(node, self.deleted_members.pop(hit[1])[1])
         touched = touched_bases(node)
         for key in [k for k, (base, _) in self.deleted_members.items() if base in touched]:
             del self.deleted_members[key]
@@ -898,7 +898,7 @@ class FrameBuilder:
         return frozenset(name for name in declared
                          if name not in elsewhere and not _bound_in_module(module, name))
 
-    def _raises(self, node: cst.CSTNode, exception: str) -> None:
+    def raises(self, node: cst.CSTNode, exception: str) -> None:
         if self.uncertain or self.may_have_left or not self.causes.check_enabled(CauseCheck.UNCAUGHT_RAISE):
             return
         self.emit_break(self.causes.rule_for_check(CauseCheck.UNCAUGHT_RAISE), node, detail=exception)
@@ -980,7 +980,7 @@ class FrameBuilder:
         self._iterates_passed_iterator(node.iter)
         raised = self.values.evaluator.iteration_raises(node.iter, self._known_length)
         if raised is not None:  # `for v in n` of a number: iter() raises before the body runs
-            self._raises(node.iter, raised)
+            self.raises(node.iter, raised)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
         key = _dict_items_key(node)
         if key is not None:  # `for name, loss in losses.items()`: a key is no tensor
