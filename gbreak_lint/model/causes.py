@@ -758,11 +758,20 @@ class CauseMatcher:
             return False
         keywords = {a.keyword.value for a in node.args if a.keyword is not None}
         if signature.binds(len(node.args) - len(keywords), keywords):
-            return False
+            return self._refuses_tensor(node, qual)
         if not signature.handler:
             self.b.raises(node, "TypeError")
         elif self.check_enabled(CauseCheck.INVALID_BUILTIN_CALL):
             self.b.emit_break(self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL), node, detail=qual)
+        return True
+
+    def _refuses_tensor(self, node: cst.Call, qual: str | None) -> bool:
+        """`issubclass(t, int)` of a tensor: the handler takes classes only (measured 2.13: GB4393)."""
+        if qual not in self.k.builtins_refusing_tensors or not self.b.scope.is_tensor(node.args[0].value) \
+                or not self.check_enabled(CauseCheck.INVALID_BUILTIN_CALL):
+            return False
+        rule = self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL)
+        self.b.emit_break(rule, node, detail=qual, gb_code=rule.gb_code_when.get("tensor_operand", rule.gb_code))
         return True
 
     def builtin_dunder(self, node: cst.Call, qual: str | None) -> None:

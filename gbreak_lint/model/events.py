@@ -797,6 +797,7 @@ class FrameBuilder:
         if found is not None and not self._reads_default(node.value):
             self.raises(node, found)
         self._broadcast_mismatch(node.value)
+        self._out_resized(node.value)
 
     def _broadcast_mismatch(self, expr: cst.BaseExpression) -> None:
         """`x + y` of tensors whose known sizes do not broadcast: the fake-tensor run fails."""
@@ -811,6 +812,34 @@ class FrameBuilder:
                 sizes = f"{list(left)} and {list(right)}"
                 self.emit_break(self.causes.rule_for_check(CauseCheck.BROADCAST_MISMATCH), node, detail=sizes)
                 return
+
+    def _out_resized(self, expr: cst.BaseExpression) -> None:
+        """`torch.sigmoid(x, out=buf)` where buf's known size is not the result's: Dynamo breaks
+        rather than resize an `out=` tensor (GB0247, measured 2.13: a local, an argument)."""
+        if self.uncertain or not self.causes.check_enabled(CauseCheck.OUT_TENSOR_RESIZED):
+            return
+        for call in find_all(expr, (cst.Call,), skip=NESTED_SCOPES):
+            out = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+            qual = self.resolver.qualify(call.func) if out is not None else None
+            if out is None or qual is None or not qual.startswith("torch."):
+                continue
+            have, result = self.values.shape_of(out), self._result_shape(call, qual)
+            if have is not None and result is not None and have != result:
+                sizes = f"{list(have)} for a result of {list(result)}"
+                self.emit_break(self.causes.rule_for_check(CauseCheck.OUT_TENSOR_RESIZED), call, detail=sizes)
+                return
+
+    def _result_shape(self, call: cst.Call, qual: str) -> tuple[int, ...] | None:
+        """The size of what a torch op returns: a shape-preserving op's argument's, the
+        broadcast of a binary elementwise op's operands (a Python number is a 0-d operand)."""
+        shape_of = self.values.shape_of
+        if qual.rpartition(".")[2] not in self.env.knowledge.broadcasting_ops:
+            return shape_of(call)
+        operands = [a.value for a in call.args if a.keyword is None][:2]
+        shapes = [() if _is_number(self.values.evaluator.value(e)) else shape_of(e) for e in operands]
+        if len(shapes) != 2 or None in shapes:
+            return None
+        return broadcast(shapes[0], shapes[1])  # type: ignore[arg-type]  # None ruled out above
 
     def _known_length(self, expr: cst.BaseExpression) -> int | None:
         """How many items a list/tuple display (or a local bound once to one) holds."""
@@ -1830,3 +1859,7 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
     return any(isinstance(h.type, cst.Name) and h.type.value == "GeneratorExit"
                and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
                for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
+
+
+def _is_number(known: Const | None) -> bool:
+    return known is not None and type(known.value) in (int, float, bool)
