@@ -7,6 +7,7 @@ from typing import Callable, TypeGuard
 
 import libcst as cst
 
+from .module_mode import Switches, instance_training, mode_switches
 from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
@@ -39,6 +40,7 @@ class EntryPoint:
     lambda_host: str | None = None
     lambda_at: tuple[int, int] | None = None
     dynamic: bool = False  # `torch.compile(..., dynamic=True)`: sizes and ints traced as symbols
+    training: bool | None = None  # the compiled module instance's mode, when the program tells it
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,17 @@ class _EntryFinder(cst.CSTVisitor):
         self.compiled_parameters: list[tuple[FunctionInfo, str, cst.Call, bool, str]] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
+        self._switches: Switches | None = None
 
     # -- helpers ---------------------------------------------------------------------
+    @property
+    def mode_switches(self) -> Switches:
+        """Every `.eval()` / `.train(...)` of the module, found once (only modules compiling a
+        module instance ask)."""
+        if self._switches is None:
+            self._switches = mode_switches(self.module.parsed.module)
+        return self._switches
+
     @property
     def function(self) -> FunctionInfo | None:
         return self.stack[-1] if self.stack else None
@@ -101,7 +112,9 @@ class _EntryFinder(cst.CSTVisitor):
                                            cls.qualname if cls is not None else None, called_as,
                                            self.construction(instance),
                                            dotted(instance) if instance is not None else None,
-                                           dynamic=_dynamic(node)))
+                                           dynamic=_dynamic(node),
+                                           training=instance_training(self.mode_switches, instance,
+                                                                      self.value_of) if cls else None))
 
     def construction(self, instance) -> cst.Call | None:
         """The call that built a module instance: `Net(cfg)` itself, or what a name holds."""

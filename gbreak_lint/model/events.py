@@ -975,15 +975,16 @@ class FrameBuilder:
 
     def _skipped_guard(self, node: cst.If) -> bool:
         """`if torch.isnan(loss).any(): print(...)` / `if self.config.debug: print(...)`: an if
-        with no else whose body only reports, guarded by tensor data or a configuration flag.
+        with no else whose body only reports, guarded by tensor data, a configuration flag or
+        sizes the frame does not know (`if x.shape[0] > 1024: warnings.warn(...)`).
         Which way it goes is unknowable statically; such guards are assumed not taken
         (knowledge: guards_not_taken) so their bodies are not traced."""
         k = self.env.knowledge
         if not k.guards_not_taken or node.orelse is not None or not _only_reports(node.body):
             return False
         test = node.test
-        if self.scope.is_tensor(test) or self.scope.is_data_scalar(test):
-            return True
+        if self.scope.is_tensor(test) or self.scope.is_data_scalar(test) or _reads_sizes(test):
+            return True  # (sizes the frame does not know: `if x.shape[0] > 1024: warn(...)`)
         return _is_flag(test) and test.attr.value not in k.flags_usually_on
 
     def stmt_While(self, node: cst.While) -> None:
@@ -1804,6 +1805,19 @@ def _is_flag(test) -> TypeGuard[cst.Attribute]:
     while isinstance(node, cst.Attribute):
         node = node.value
     return isinstance(test, cst.Attribute) and isinstance(node, cst.Name)
+
+
+_SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
+_SIZE_METHODS = frozenset({"size", "dim", "numel", "ndimension"})
+
+
+def _reads_sizes(test: cst.BaseExpression) -> bool:
+    """A condition on a tensor's sizes (`x.shape[0] > n`, `x.dim() != 3`, `x.numel() == 0`)."""
+    for node in find_all(test, (cst.Attribute,), skip=NESTED_SCOPES):
+        if node.attr.value in _SIZE_ATTRIBUTES:
+            return True
+    return any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _SIZE_METHODS
+               for c in find_all(test, (cst.Call,), skip=NESTED_SCOPES))
 
 
 def _only_reports(body) -> bool:

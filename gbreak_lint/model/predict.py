@@ -328,6 +328,8 @@ def _entry_training(project: ProjectIndex, entry: EntryPoint) -> bool | None:
         return False
     if entry.self_class is None and "module" not in entry.how:
         return None
+    if entry.training is not None:  # how the program builds and switches this instance
+        return entry.training
     module = project.modules.get(project.by_path.get(entry.path, ""))
     if module is None:
         return None
