@@ -798,7 +798,7 @@ class CauseMatcher:
         defining `__bool__` (else `__len__`): Python asks that method, and Dynamo inlines it
         under the jump, an instruction it cannot resume after (measured 2.13: a print in
         `__bool__` skips the frame; in `__len__` too)."""
-        cls = self.b.resolver.class_of(value) if not self.b.scope.is_tensor(value) else None
+        cls = self._project_class(value)
         if cls is None:
             return
         name = "__bool__" if self.env.project.method(cls, "__bool__") is not None else "__len__"
@@ -812,20 +812,22 @@ class CauseMatcher:
         if isinstance(iterable, cst.Call) and self.b.resolver.qualify(iterable.func) == "builtins.enumerate" \
                 and iterable.args and iterable.args[0].keyword is None:
             iterable = iterable.args[0].value  # enumerate asks for the iterator at the loop
-        cls = self.b.resolver.class_of(iterable) if not self.b.scope.is_tensor(iterable) else None
+        cls = self._project_class(iterable)
         method = self.env.project.method(cls, "__iter__") if cls is not None else None
         if method is None:
             return
         if method.is_generator:
-            self.b.ctx.append(Ctx(BlockKind.LOOP, self.b.line(iterable)))
-            self._dunder_call(iterable, iterable, "__iter__", None, CallMode.GENERATOR)
-            self.b.ctx.pop()
+            self._step_in_loop(iterable, "__iter__", CallMode.GENERATOR)
             return
         self._dunder_call(iterable, iterable, "__iter__", None, CallMode.OPERATOR)
         if _returns_self(method) and self.env.project.method(cls, "__next__") is not None:
-            self.b.ctx.append(Ctx(BlockKind.LOOP, self.b.line(iterable)))
-            self._dunder_call(iterable, iterable, "__next__", None, CallMode.OPERATOR)
-            self.b.ctx.pop()
+            self._step_in_loop(iterable, "__next__", CallMode.OPERATOR)
+
+    def _step_in_loop(self, iterable: cst.BaseExpression, name: str, mode: CallMode) -> None:
+        """A method the loop runs at each FOR_ITER: inside the loop, a break there skips the frame."""
+        self.b.ctx.append(Ctx(BlockKind.LOOP, self.b.line(iterable)))
+        self._dunder_call(iterable, iterable, name, None, mode)
+        self.b.ctx.pop()
 
     def item_store_dunder(self, target: cst.Subscript, value: cst.BaseExpression | None) -> None:
         """`obj[k] = v` / `del obj[k]` (value None) on an instance of a project class defining
@@ -837,8 +839,12 @@ class CauseMatcher:
         else:
             self._dunder_call(target, target.value, "__setitem__", value, CallMode.INLINE)
 
+    def _project_class(self, value: cst.BaseExpression) -> ClassInfo | None:
+        """The project class of an object Python runs a method of for an operator or builtin."""
+        return self.b.resolver.class_of(value) if not self.b.scope.is_tensor(value) else None
+
     def _dunder_call(self, node, receiver: cst.BaseExpression, name: str, other, mode: CallMode) -> None:
-        cls = self.b.resolver.class_of(receiver) if not self.b.scope.is_tensor(receiver) else None
+        cls = self._project_class(receiver)
         if cls is None:
             return
         fn = self.env.project.method(cls, name)  # the class's own or inherited one

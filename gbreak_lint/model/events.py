@@ -831,15 +831,11 @@ class FrameBuilder:
 
     def _result_shape(self, call: cst.Call, qual: str) -> tuple[int, ...] | None:
         """The size of what a torch op returns: a shape-preserving op's argument's, the
-        broadcast of a binary elementwise op's operands (a Python number is a 0-d operand)."""
-        shape_of = self.values.shape_of
+        broadcast of a binary elementwise op's operands (FrameValues.broadcast_shape)."""
         if qual.rpartition(".")[2] not in self.env.knowledge.broadcasting_ops:
-            return shape_of(call)
-        operands = [a.value for a in call.args if a.keyword is None][:2]
-        shapes = [() if _is_number(self.values.evaluator.value(e)) else shape_of(e) for e in operands]
-        if len(shapes) != 2 or None in shapes:
-            return None
-        return broadcast(shapes[0], shapes[1])  # type: ignore[arg-type]  # None ruled out above
+            return self.values.shape_of(call)
+        operands = [a.value for a in call.args if a.keyword is None]
+        return self.values.broadcast_shape(operands[0], operands[1]) if len(operands) >= 2 else None
 
     def _known_length(self, expr: cst.BaseExpression) -> int | None:
         """How many items a list/tuple display (or a local bound once to one) holds."""
@@ -1873,7 +1869,3 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
     return any(isinstance(h.type, cst.Name) and h.type.value == "GeneratorExit"
                and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
                for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
-
-
-def _is_number(known: Const | None) -> bool:
-    return known is not None and type(known.value) in (int, float, bool)

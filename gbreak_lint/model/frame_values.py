@@ -386,19 +386,24 @@ class FrameValues:
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return dict(self.key.shapes).get(f"self.{expr.attr.value}")  # set from a sized tensor
         if isinstance(expr, cst.BinaryOperation):
-            left, right = self.shape_of(expr.left, depth + 1), self.shape_of(expr.right, depth + 1)
-            if left is None and right is None:
-                return None
             if isinstance(expr.operator, cst.MatrixMultiply):
                 return None
-            if left is not None and right is not None:
-                return broadcast(left, right)
-            other = expr.right if left is not None else expr.left
-            known = self.value(other)
-            return (left or right) if known is not None and type(known.value) in (int, float, bool) else None
+            return self.broadcast_shape(expr.left, expr.right, depth + 1)
         if isinstance(expr, cst.Call):
             return self._call_shape(expr, depth)
         return None
+
+    def broadcast_shape(self, left_expr: cst.BaseExpression, right_expr: cst.BaseExpression,
+                        depth: int = 0) -> tuple[int, ...] | None:
+        """The shape of an elementwise operation's result (`a + b`, `torch.add(a, b)`): the
+        operands' shapes broadcast, a Python number taking the other's."""
+        left, right = self.shape_of(left_expr, depth), self.shape_of(right_expr, depth)
+        if left is None and right is None:
+            return None
+        if left is not None and right is not None:
+            return broadcast(left, right)
+        known = self.value(right_expr if left is not None else left_expr)
+        return (left or right) if known is not None and type(known.value) in (int, float, bool) else None
 
     def _call_shape(self, call: cst.Call, depth: int) -> tuple[int, ...] | None:
         func = call.func

@@ -11,10 +11,14 @@ from .frame_values import assigned_names
 
 
 def descendants(node: cst.CSTNode):
-    for child in children(node):
-        if not isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):  # not nested blocks
-            yield child
-            yield from descendants(child)
+    for child in _own_children(node):
+        yield child
+        yield from descendants(child)
+
+
+def _own_children(node: cst.CSTNode) -> list:
+    """A node's children but nested blocks (a compound statement's body is statements of its own)."""
+    return [c for c in children(node) if not isinstance(c, (cst.IndentedBlock, cst.SimpleStatementSuite))]
 
 
 def live_after(statements, line: int) -> set[str]:
@@ -70,8 +74,9 @@ def _assigned(stmt) -> frozenset[str]:
 def pending_operands(statement, node) -> list[cst.BaseExpression]:
     """What a statement has evaluated and left on the stack when it reaches `node`: the left
     side of an operator (`x + h()`), a call's earlier arguments (`f(x, h())`; a method's
-    receiver waits as a bound method, which is no tensor), earlier elements of a display. A resume function after a break at `node`
-    receives them, whatever the rest of the function reads."""
+    receiver waits as a bound method, which is no tensor), earlier elements of a display. A
+    resume function after a break at `node` receives them, whatever the rest of the function
+    reads."""
     path = _path_to(statement, node) if statement is not None else None
     pending: list[cst.BaseExpression] = []
     for parent, child in zip(path or (), (path or ())[1:]):
@@ -87,10 +92,6 @@ def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None
         if found is not None:
             return [root, *found]
     return None
-
-
-def _own_children(node: cst.CSTNode) -> list:
-    return [c for c in children(node) if not isinstance(c, (cst.IndentedBlock, cst.SimpleStatementSuite))]
 
 
 def _evaluated_before(parent: cst.CSTNode, child: cst.CSTNode) -> list[cst.BaseExpression]:
