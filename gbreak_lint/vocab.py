@@ -128,6 +128,8 @@ class CauseCheck(Vocab):
     GENERIC_CLASS_SUBSCRIPT = "generic_class_subscript"  # `C[int]` of a class deriving typing.Generic (GB0116)
     INVALID_BUILTIN_CALL = "invalid_builtin_call"  # a builtin called with arguments its signature refuses (GB0193)
     OUT_TENSOR_RESIZED = "out_tensor_resized"  # an `out=` tensor whose known size is not the result's (GB0247)
+    SYMBOLIC_CHECK = "symbolic_check"  # `torch._check(cond)` failing on symbolic sizes or ints (GB4315)
+    SHALLOW_COPY = "shallow_copy"  # `copy.copy` of a list/dict/set, defaultdict, tensor or module
     TENSOR_NUMBER_ARGUMENT = "tensor_number_argument"  # a tensor where a torch op takes a number (`torch.zeros(n)`)
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
     BROADCAST_MISMATCH = "broadcast_mismatch"  # an elementwise op on tensors whose known sizes do not broadcast

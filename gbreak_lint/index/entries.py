@@ -79,6 +79,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.compiled_parameters: list[tuple[FunctionInfo, str, cst.Call, bool, str]] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
+        self.call_loop_items: dict[int, dict[str, tuple[cst.BaseExpression, ...]]] = {}  # id(call) -> at the call
         self._switches: Switches | None = None
 
     # -- helpers ---------------------------------------------------------------------
@@ -155,6 +156,12 @@ class _EntryFinder(cst.CSTVisitor):
     def is_compile(self, qual: str | None) -> bool:
         return qual in self.k.compile_functions
 
+    def is_optimize(self, qual: str | None) -> bool:
+        return qual in self.k.legacy_optimize or qual in self.k.strict_optimize
+
+    def optimize_fullgraph(self, qual: str | None, call: cst.Call) -> bool:
+        return qual in self.k.strict_optimize or self.fullgraph(call)
+
     def instance_class(self, expr) -> ClassInfo | None:
         if isinstance(expr, cst.Call):
             return self.project.created_class(expr, self.module, self.function)
@@ -207,14 +214,16 @@ class _EntryFinder(cst.CSTVisitor):
         self.local_values.pop()
 
     def _decorator(self, fn: FunctionInfo | None, expr) -> None:
+        if isinstance(expr, cst.Name) and isinstance(self.value_of(expr.value), cst.Call):
+            expr = self.value_of(expr.value)  # `deco = torch.compile(backend=...)` then `@deco`
         if self.is_compile(self.qualify(expr)):
             self.add(fn, expr, False, "decorator")
         elif isinstance(expr, cst.Call):
             qual = self.qualify(expr.func)
             if self.is_compile(qual) and (not expr.args or expr.args[0].keyword is not None):
                 self.add(fn, expr, self.fullgraph(expr), "decorator")
-            elif qual in self.k.legacy_optimize:
-                self.add(fn, expr, self.fullgraph(expr), "torch._dynamo.optimize decorator")
+            elif self.is_optimize(qual):
+                self.add(fn, expr, self.optimize_fullgraph(qual, expr), "torch._dynamo.optimize decorator")
 
     # -- statements ------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
@@ -260,14 +269,19 @@ class _EntryFinder(cst.CSTVisitor):
             self.called_at_once.add(id(func))
         if isinstance(func, cst.Name):
             self.named_calls.append((node, self.function))
+            if self.loop_items:  # `for fn in (f, g): run(fn, x)`: the values the loop passes
+                self.call_loop_items[id(node)] = dict(self.loop_items)
         self._reorderable(node)
         self._config_patch(node)
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
             self._compiled_value(node.args[0].value, node, self.fullgraph(node), "torch.compile")
-        elif isinstance(func, cst.Call) and self.qualify(func.func) in self.k.legacy_optimize and node.args:
-            self._compiled_value(node.args[0].value, node, self.fullgraph(func), "torch._dynamo.optimize")
+        elif isinstance(func, cst.Call) and self.is_optimize(self.qualify(func.func)) and node.args:
+            self._compiled_value(node.args[0].value, node, self.optimize_fullgraph(self.qualify(func.func), func),
+                                 "torch._dynamo.optimize")
+        elif qual in self.k.explain_functions and node.args and node.args[0].keyword is None:
+            self._compiled_value(node.args[0].value, node, False, "torch._dynamo.explain")
         elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
                 and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
             self._compiled_value(node.args[0].value, node, self.fullgraph(func), "torch.compile")
@@ -326,8 +340,16 @@ class _EntryFinder(cst.CSTVisitor):
             for item in self.loop_items[value.value]:  # `for model in [A(), B()]: torch.compile(model)`
                 self._compiled_value(item, node, fullgraph, how)
             return
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.loop_items:
+            for item in self.loop_items[value.func.value]:  # `for cls in (A, B): torch.compile(cls())`
+                self._compiled_value(value.with_changes(func=item), node, fullgraph, how)
+            return
         if isinstance(value, cst.Lambda):
             self._compiled_lambda(value, node, fullgraph, how)
+            return
+        bound, host = self._bound_lambda(value)
+        if bound is not None:  # `lam = lambda x: ...` then `torch.compile(lam)`
+            self._compiled_lambda(bound, node, fullgraph, how, host)
             return
         cls = self.instance_class(value)
         if cls is not None:
@@ -341,8 +363,11 @@ class _EntryFinder(cst.CSTVisitor):
             self.add(self._definition_seen(target, node, self.function), node, fullgraph, f"{how}(fn)")
         elif isinstance(target, ClassInfo):  # torch.compile(SomeModule) compiles the class call
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
-        elif isinstance(value, cst.Attribute) and value.attr.value == "forward":
-            self.add(self.forward_of(self.instance_class(value.value)), node, fullgraph, f"{how}(forward)")
+        elif isinstance(value, cst.Attribute):  # `torch.compile(m.forward)`, `torch.compile(n.method)`
+            cls = self.instance_class(value.value)
+            name = value.attr.value
+            self.add(self.project.method(cls, name) if cls is not None else None, node, fullgraph,
+                     f"{how}(forward)" if name == "forward" else f"{how}(method)")
 
     def _definition_seen(self, fn: FunctionInfo, node, scope: FunctionInfo | None) -> FunctionInfo:
         """A name `def`ined twice in the body `node` is in: the definition its line sees."""
@@ -364,27 +389,50 @@ class _EntryFinder(cst.CSTVisitor):
 
     def add_passed_functions(self) -> None:
         """`def run(fn, x): torch.compile(fn)(x)` called as `run(f1, x)`, `run(local, x)`,
-        `run(Model(), x)`: each function (or module's forward) the module passes for the
-        parameter is compiled (a test's helper)."""
+        `run(Model(), x)`, or in `for fn in (f1, f2): run(fn, x)`: each function (or module's
+        forward) the module passes for the parameter is compiled (a test's helper)."""
         for fn, param, node, fullgraph, how in self.compiled_parameters:
             names = [p.name for p in fn.params if p.kind == "positional"]
             for call, caller in self.named_calls:
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
                 arg = call_argument(call, param, names.index(param) if param in names else None)
-                made = isinstance(arg, cst.Call)  # `run(Model(), x)`: an instance made for the call
-                if isinstance(arg, cst.Call):
-                    arg = arg.func
-                target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
-                if isinstance(target, FunctionInfo) and not made:
-                    self.add(self._definition_seen(target, call, caller), node, fullgraph, f"{how}(fn)")
-                elif isinstance(target, ClassInfo):
-                    self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
+                for value in self._loop_values(call, arg):
+                    self._passed_value(value, call, caller, node, fullgraph, how)
 
-    def _compiled_lambda(self, lam: cst.Lambda, node, fullgraph: bool, how: str) -> None:
+    def _loop_values(self, call: cst.Call, arg) -> tuple:
+        """The values an argument stands for: a loop name's items, else the argument itself."""
+        items = self.call_loop_items.get(id(call), {})
+        return items[arg.value] if isinstance(arg, cst.Name) and arg.value in items else (arg,)
+
+    def _passed_value(self, arg, call: cst.Call, caller, node, fullgraph: bool, how: str) -> None:
+        made = isinstance(arg, cst.Call)  # `run(Model(), x)`: an instance made for the call
+        if isinstance(arg, cst.Call):
+            arg = arg.func
+        target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
+        if isinstance(target, FunctionInfo) and not made:
+            self.add(self._definition_seen(target, call, caller), node, fullgraph, f"{how}(fn)")
+        elif isinstance(target, ClassInfo):
+            self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
+
+    def _bound_lambda(self, value) -> tuple[cst.Lambda | None, FunctionInfo | None]:
+        """The lambda a name is bound to, and the function it is written in (the module's body
+        for a global)."""
+        if not isinstance(value, cst.Name):
+            return None, None
+        hosts = [module_body(self.module.parsed, self.module.name), *self.stack]
+        for scope, host in zip(reversed(self.local_values), reversed(hosts)):
+            if value.value in scope:
+                bound = scope[value.value]
+                return (bound, host) if isinstance(bound, cst.Lambda) and host is not None else (None, None)
+        return None, None
+
+    def _compiled_lambda(self, lam: cst.Lambda, node, fullgraph: bool, how: str,
+                         host: FunctionInfo | None = None) -> None:
         """`torch.compile(lambda x: m(x))` in a function: the lambda's code is the compiled
-        frame (Dynamo names it `<lambda>`), its free names those of the function around it."""
-        host = self.function or module_body(self.module.parsed, self.module.name)
+        frame (Dynamo names it `<lambda>`), its free names those of the function around it
+        (`host`, where a lambda bound to a name is written; by default where it is compiled)."""
+        host = host or self.function or module_body(self.module.parsed, self.module.name)
         span = self.module.parsed.span(lam)
         assigned = self.assigned.get(id(node))
         called_as = assigned or (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once
@@ -496,15 +544,15 @@ class EntryFacts:
 
 # `x.compile(` / `@torch.compile` / `optimize(`: the text of every compile entry point.
 COMPILE_SYNTAX = re.compile(r"(?P<at>@\s*)?(?<![\w.])(?P<chain>(?:[A-Za-z_]\w*\s*\.\s*)*)"
-                            r"(?P<name>compile|optimize)\b(?P<call>\s*\()?")
+                            r"(?P<name>compile|optimize|optimize_assert|explain)\b(?P<call>\s*\()?")
 
 
-COMPILE_WORD = re.compile(r"(?:compile|optimize)\b")
+COMPILE_WORD = re.compile(r"(?:compile|optimize|optimize_assert|explain)\b")
 SPACES = re.compile(r"\s*")
 
 
 def _compile_mentions(text: str) -> list[re.Match]:
-    """COMPILE_SYNTAX's matches, found from the words `compile`/`optimize`: scanning the whole
+    """COMPILE_SYNTAX's matches, found from the words `compile`/`optimize`/`explain`: scanning the whole
     text with COMPILE_SYNTAX tries a dotted chain at every identifier (seconds on a library)."""
     found: dict[int, re.Match] = {}
     for word in COMPILE_WORD.finditer(text):
@@ -530,7 +578,8 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
     text = module.parsed.text
     if "reorderable_logging_functions" in text or ".patch(" in text:
         return True
-    compilers = knowledge.compile_functions | knowledge.legacy_optimize
+    compilers = knowledge.compile_functions | knowledge.legacy_optimize | knowledge.strict_optimize \
+        | knowledge.explain_functions
     if any(target in compilers for target in module.imports.values()):
         return True  # `from torch import compile as tc`: the calls need not say "compile"
     if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):

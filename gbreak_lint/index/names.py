@@ -64,6 +64,24 @@ def unpacked(target, value) -> list[tuple]:
     return [(target, value)]
 
 
+# what stands for each replacement field of an f-string naming an attribute (see attribute_name)
+NAME_FIELD = "__field__"
+
+
+def attribute_name(expr: cst.BaseExpression) -> str | None:
+    """The attribute `setattr(self, name, v)` / `self.add_module(name, v)` / `getattr(self,
+    name)` names: a string literal's value; for an f-string (`f"layer{i}"`) the family of
+    names it makes, each replacement field written NAME_FIELD (`layer__field__`): what a
+    class sets under one template it reads back under the same one."""
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) and value.isidentifier() else None
+    if not isinstance(expr, cst.FormattedString) or not expr.parts:
+        return None
+    name = "".join(part.value if isinstance(part, cst.FormattedStringText) else NAME_FIELD for part in expr.parts)
+    return name if name.isidentifier() else None
+
+
 FULLGRAPH_KEYWORDS = ("fullgraph", "nopython")  # torch.compile's, and the legacy optimize()'s
 
 

@@ -10,7 +10,7 @@ from typing import Mapping
 import libcst as cst
 
 from ..parse import ParsedModule, blocks_of as _blocks
-from .names import dotted, module_name_for, resolve_relative, unpacked
+from .names import attribute_name, dotted, module_name_for, resolve_relative, unpacked
 from ..walk import walk
 
 
@@ -177,6 +177,10 @@ class _Collector:
         elif isinstance(node, cst.AugAssign):  # `x += 1`: a second binding, the value is not fixed
             self.record_target(node.target, node.value, scope)
             self.record_target(node.target, node.value, scope)
+        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            registered = _registered_attribute(node.value)
+            if registered is not None:  # `self.add_module("inner", Leaf())` sets `self.inner`
+                self.record_target(*registered, scope)
 
     # -- definitions -----------------------------------------------------------------
     def _qual(self, name: str, scope) -> str:
@@ -354,3 +358,25 @@ def index_module(parsed: ParsedModule, name: str | None = None) -> ModuleIndex:
     search path); by default it is found from the chain of `__init__.py` folders."""
     path = parsed.path
     return _Collector(parsed, name or module_name_for(path), path.stem == "__init__").build()
+
+
+# calls on `self` that set a sub-module attribute by name: (method, position of the name)
+_REGISTERING_METHODS = ("add_module", "register_module")
+
+
+def _registered_attribute(call: cst.Call) -> tuple[cst.Attribute, cst.BaseExpression] | None:
+    """(`self.<name>`, value) of `self.add_module(name, value)`, `self.register_module(name,
+    value)` or `setattr(self, name, value)`, the name a literal or an f-string (see
+    names.attribute_name); None for other calls."""
+    args = [a.value for a in call.args if a.keyword is None and not a.star]
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _REGISTERING_METHODS and len(args) == 2 == len(call.args):
+        owner, name, value = func.value, args[0], args[1]
+    elif isinstance(func, cst.Name) and func.value == "setattr" and len(args) == 3 == len(call.args):
+        owner, name, value = args
+    else:
+        return None
+    attr = attribute_name(name)
+    if not (isinstance(owner, cst.Name) and owner.value == "self") or attr is None:
+        return None
+    return cst.Attribute(value=owner, attr=cst.Name(attr)), value

@@ -67,6 +67,8 @@ class Knowledge:
     number_parameters: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=lambda: MappingProxyType({}))
     builtin_signatures: Mapping[str, BuiltinSignature] = field(default_factory=lambda: MappingProxyType({}))
+    # what `copy.copy` breaks on: an object's kind (a maker's name, `tensor`, `module`) -> GB code
+    shallow_copy_breaks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -145,4 +147,5 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         builtin_signatures=MappingProxyType({name: BuiltinSignature(int(least), most, frozenset(keywords), how == "handler")
                                              for name, (least, most, keywords, how)
                                              in (data.get("builtin_signatures") or {}).items()}),
+        shallow_copy_breaks=MappingProxyType(dict(data.get("shallow_copy_breaks") or {})),
     )

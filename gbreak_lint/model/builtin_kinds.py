@@ -73,6 +73,16 @@ class BuiltinKinds:
             return _CONSTRUCTORS.get(self.qualify(expr.func) or "")
         return self._constant(expr)
 
+    def made_by(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The callee whose call made the value (`collections.defaultdict(list)`), also
+        through a local every binding of which is a call of that one callee."""
+        if isinstance(expr, cst.Call):
+            return self.qualify(expr.func)
+        if not isinstance(expr, cst.Name) or depth > MAX_DEPTH:
+            return None
+        makers = {self.made_by(v, depth + 1) for v in self._plain_stores().get(expr.value, ())}
+        return makers.pop() if len(makers) == 1 else None
+
     def _constant(self, expr: cst.BaseExpression) -> type | None:
         """A parameter or global the evaluator knows the value of (a string may stand for a
         dtype's name there, so strings are left out)."""

@@ -127,10 +127,11 @@ class CauseMatcher:
             qual = b.resolver.qualify(inner)  # `torch.no_grad()(skipped_fn)(x)` calls skipped_fn
         if self.env.skips(qual) and self.check_enabled(CauseCheck.DISALLOWED_CALL):
             b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
+            self._run_by_skipped(node)
             return
         if self._disabled_instance(node):
             return
-        if self._invalid_builtin_call(node, qual):
+        if self._invalid_builtin_call(node, qual) or self._shallow_copy(node, qual) or self._failing_check(node, qual):
             return
         self.builtin_dunder(node, qual)
         recurrent = self._recurrent_module(node.func)
@@ -314,6 +315,19 @@ class CauseMatcher:
         if key is not None and self.env.frame(key) is not None:
             b.emit(EventKind.CALL, node, target=key, mode=CallMode.INLINE)
 
+    def _run_by_skipped(self, node: cst.Call) -> None:
+        """`skipped(fn, x)`: a function handed to a function Dynamo skips is called by it,
+        eagerly, where Dynamo's frame hook compiles it as a frame of its own (measured 2.13: a
+        break in `fn` is reported in `fn`, resumed there), given the call's other arguments."""
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        for fn_expr in positional:
+            if not isinstance(fn_expr, (cst.Name, cst.Attribute, cst.Lambda)) or self.b.scope.is_tensor(fn_expr):
+                continue
+            rest = [v for v in positional if v is not fn_expr]
+            key = self._callback_frame(fn_expr, len(rest), any(self.b.scope.is_tensor(v) for v in rest))
+            if key is not None and self.env.frame(key) is not None:
+                self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.WRAPPED)
+
     def _callback_frame(self, fn_expr: cst.BaseExpression, given: int, tensors: bool) -> FrameKey | None:
         """The frame of a function a builtin calls with `given` elements (tensors or not)."""
         b = self.b
@@ -481,15 +495,17 @@ class CauseMatcher:
         known = self.b.values.value(flag)
         return known is not None and known.value is True
 
-    def registered_tensor(self, name: str) -> bool:
-        """`self.<name>` of a module is a parameter or buffer: assigned an `nn.Parameter` /
-        `nn.Buffer`, or registered by that name (`self.register_buffer("name", ...)`)."""
+    def registered_tensor(self, name: str, owner: ClassInfo | None = None) -> bool:
+        """`self.<name>` (or `<obj>.<name>` of an instance of `owner`) of a module is a
+        parameter or buffer: assigned an `nn.Parameter` / `nn.Buffer`, or registered by that
+        name (`self.register_buffer("name", ...)`)."""
         resolver, project = self.b.resolver, self.env.project
-        if resolver.cls is None or not resolver.is_nn_module(resolver.cls):
+        owner = owner or resolver.cls
+        if owner is None or not resolver.is_nn_module(owner):
             return False
         registered = re.compile(rf"register_(?:buffer|parameter)\(\s*['\"]{re.escape(name)}['\"]")
         makers = self.k.parameter_constructors | self.k.buffer_constructors
-        for cls in project.mro(resolver.cls):
+        for cls in project.mro(owner):
             module = project.modules[cls.module]
             value = cls.attributes.get(name)
             if isinstance(value, cst.Call) and project.qualify(value.func, module) in makers:
@@ -773,6 +789,42 @@ class CauseMatcher:
         rule = self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL)
         self.b.emit_break(rule, node, detail=qual, gb_code=rule.gb_code_when.get("tensor_operand", rule.gb_code))
         return True
+
+    def _failing_check(self, node: cst.Call, qual: str | None) -> bool:
+        """`torch._check(cond, msg)` with `cond` known False: RuntimeError while tracing (the
+        frame skipped unless a handler catches it); a compile error when `cond` reads sizes or
+        ints that are symbols (dynamic=True, mark_dynamic). Knowledge: check_functions."""
+        if qual not in self.k.check_functions or not node.args or node.args[0].keyword or node.args[0].star:
+            return False
+        condition = node.args[0].value
+        if self.b.values.evaluator.truth(condition) is not False:
+            return False
+        if not (self.b.key.dynamic and self.b.reads_symbols(condition)):
+            self.b.raises(node, "RuntimeError")
+        elif self.check_enabled(CauseCheck.SYMBOLIC_CHECK):
+            self.b.emit_break(self.rule_for_check(CauseCheck.SYMBOLIC_CHECK), node,
+                              detail=cst.Module([]).code_for_node(condition))
+        return True
+
+    def _shallow_copy(self, node: cst.Call, qual: str | None) -> bool:
+        """`copy.copy(obj)` of a kind whose copier Dynamo cannot trace (knowledge shallow_copy_breaks)."""
+        if qual != "copy.copy" or len(node.args) != 1 or node.args[0].star or node.args[0].keyword is not None:
+            return False
+        gb_code = self.k.shallow_copy_breaks.get(self._copied_kind(node.args[0].value) or "")
+        if gb_code is None or not self.check_enabled(CauseCheck.SHALLOW_COPY):
+            return False
+        self.b.emit_break(self.rule_for_check(CauseCheck.SHALLOW_COPY), node, gb_code=gb_code,
+                          detail=cst.Module([]).code_for_node(node.args[0].value))
+        return True
+
+    def _copied_kind(self, expr: cst.BaseExpression) -> str | None:
+        if self.b.scope.is_tensor(expr):
+            return "tensor"
+        if self._tensor_or_module(expr):
+            return "module"
+        kinds = self.b.builtin_kinds()
+        builtin = kinds.of(expr)
+        return f"builtins.{builtin.__name__}" if builtin is not None else kinds.made_by(expr)
 
     def builtin_dunder(self, node: cst.Call, qual: str | None) -> None:
         """`len(obj)`, `abs(obj)`, `bool(obj)`, `next(obj)`, `list(obj)` on an instance of a

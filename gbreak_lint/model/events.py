@@ -98,6 +98,7 @@ class FrameBuilder:
         self.tensor_made_at: dict[str, int] = {}  # a local tensor -> how many events the frame had when it was made
         self._free_tensors: dict[str, bool] = {}
         self.rebound: set[str] = set()  # names assigned in this frame so far
+        self.parameter_locals: set[str] = set()  # `p` of `for p in m.parameters()`
         self.loggers: set[str] = set()
         self.passed_iterators: set[str] = set()  # locals stepping an iterator the program passed in
         # names holding a value Dynamo cannot wrap, not read yet -> the check its first read
@@ -621,7 +622,7 @@ class FrameBuilder:
             if node.msg is not None and not _constant_string(node.msg):
                 self.truthiness(node.test)
 
-    def _reads_symbols(self, test: cst.BaseExpression) -> bool:
+    def reads_symbols(self, test: cst.BaseExpression) -> bool:
         """Does a condition read what dynamic=True makes a symbol: a tensor's size (`x.shape`,
         `x.size(0)`, `x.numel()`, `len(x)`) or an int argument? Dynamo then evaluates the
         failing assert on symbolic shapes and cannot go on (measured 2.13: GB0002, the frame
@@ -655,7 +656,7 @@ class FrameBuilder:
         """An assert Dynamo knows fails (`assert x is None` of a tensor): it breaks at the
         jump and lets the program raise eagerly (measured 2.13: GB0170; inside a `with` it
         cannot compile a partial graph, GB0034, and the frame is skipped)."""
-        if self.key.dynamic and self._reads_symbols(node.test) and self.causes.check_enabled(CauseCheck.SYMBOLIC_ASSERT):
+        if self.key.dynamic and self.reads_symbols(node.test) and self.causes.check_enabled(CauseCheck.SYMBOLIC_ASSERT):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SYMBOLIC_ASSERT), node.test,
                             detail="assert " + cst.Module([]).code_for_node(node.test))
             return
@@ -784,7 +785,7 @@ class FrameBuilder:
         evaluator = self.values.evaluator
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)) or node.value is None:
             return
-        kinds = self._builtin_kinds()
+        kinds = self.builtin_kinds()
         found = evaluator.raised_by(node.value, lambda expr: constant_display(self.function.node, expr),
                                     self._known_length, lambda n: kinds.raised_by(n) or missing_member(
                                         self.env.project, self.module, self.resolver, n))
@@ -824,10 +825,20 @@ class FrameBuilder:
             if out is None or qual is None or not qual.startswith("torch."):
                 continue
             have, result = self.values.shape_of(out), self._result_shape(call, qual)
+            if have is not None and result is None and 0 in have and self._has_elements(call):
+                result = ()  # (an empty out tensor for the result of non-empty operands: resized)
+                sizes = f"{list(have)} for a result of non-empty operands"
+            else:
+                sizes = f"{list(have)} for a result of {list(result)}" if have is not None and result is not None else ""
             if have is not None and result is not None and have != result:
-                sizes = f"{list(have)} for a result of {list(result)}"
                 self.emit_break(self.causes.rule_for_check(CauseCheck.OUT_TENSOR_RESIZED), call, detail=sizes)
                 return
+
+    def _has_elements(self, call: cst.Call) -> bool:
+        """Does a tensor operand of the call have a known size with elements (whatever the op
+        makes of it, a result with elements)?"""
+        shapes = [self.values.shape_of(a.value) for a in call.args if a.keyword is None and not a.star]
+        return any(shape is not None and 0 not in shape for shape in shapes)
 
     def _result_shape(self, call: cst.Call, qual: str) -> tuple[int, ...] | None:
         """The size of what a torch op returns: a shape-preserving op's argument's, the
@@ -845,7 +856,7 @@ class FrameBuilder:
             found = len(held) if held is not None else None
         return found
 
-    def _builtin_kinds(self) -> BuiltinKinds:
+    def builtin_kinds(self) -> BuiltinKinds:
         if self._kinds is None:  # (one per frame: it memoises its locals' kinds)
             self._kinds = BuiltinKinds(self.function.node, self.resolver.qualify, self.values.evaluator.value)
         return self._kinds
@@ -1012,6 +1023,7 @@ class FrameBuilder:
         if key is not None:  # `for name, loss in losses.items()`: a key is no tensor
             self.scope.assign(key, None, tensor=False)
         self.rebound.update(target_names(node.target))
+        self._iterated_parameters(node)
         unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
         self.values.assign(node.target, None)
         self.values.forget_loop(node.body, node.target)
@@ -1635,7 +1647,36 @@ class FrameBuilder:
         parameter or buffer of `self`."""
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return self.causes.registered_tensor(expr.attr.value)
+        if isinstance(expr, cst.Attribute):
+            return self._module_parameter(expr.value, expr.attr.value)
+        if isinstance(expr, cst.Name) and expr.value in self.parameter_locals:
+            return True
         return isinstance(expr, cst.Name) and expr.value in self.key.tensor_params and expr.value not in self.rebound
+
+    def _module_parameter(self, module: cst.BaseExpression, name: str) -> bool:
+        """`m.weight` of a torch layer, `self.block.w` of a project module registering `w`:
+        a parameter Dynamo lifts as a graph input."""
+        if name in self.env.knowledge.layer_parameters and self.resolver.torch_layer(module):
+            return True
+        cls = self.resolver.class_of(module)
+        return cls is not None and self.causes.registered_tensor(name, cls)
+
+    def _iterated_parameters(self, node: cst.For) -> None:
+        """`for p in m.parameters():` / `for n, p in m.named_parameters():` of a module:
+        `p` is each parameter, a graph input (see is_graph_input)."""
+        self.parameter_locals.difference_update(target_names(node.target))
+        it, k = node.iter, self.env.knowledge
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute)) or any(a.star for a in it.args):
+            return
+        method, module = it.func.attr.value, it.func.value
+        cls = self.resolver.class_of(module)
+        if not (self.resolver.torch_layer(module) or cls is not None and self.resolver.is_nn_module(cls)):
+            return
+        if method in k.parameter_iterators and isinstance(node.target, cst.Name):
+            self.parameter_locals.add(node.target.value)
+        elif method in k.named_parameter_iterators and isinstance(node.target, cst.Tuple) \
+                and len(node.target.elements) == 2 and isinstance(node.target.elements[1].value, cst.Name):
+            self.parameter_locals.add(node.target.elements[1].value.value)
 
     def _is_object(self, expr: cst.BaseExpression) -> bool:
         """An instance of a plain project class (a model's output object, not a module, not a

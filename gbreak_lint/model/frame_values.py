@@ -412,7 +412,8 @@ class FrameValues:
                 and not isinstance(func.value, cst.Call) and qual is None:
             return self.shape_of(func.value, depth + 1)  # x.relu(), x.half() (a chain on a call: below)
         made = factory_shape(call, self.qualify, self.k.sized_tensor_factories,
-                             self.k.shape_preserving | self.k.self_returning_tensor_methods)
+                             self.k.shape_preserving | self.k.self_returning_tensor_methods,
+                             self.k.literal_tensor_factories)
         if made is not None:
             return made
         if qual is not None:  # torch.sin(x), F.relu(x)
@@ -423,6 +424,25 @@ class FrameValues:
         if isinstance(func, cst.Attribute) and func.attr.value in self.k.shape_preserving:
             return self.shape_of(func.value, depth + 1)  # x.relu(), x.half()
         return None
+
+    def _dtype_fact(self, call: cst.Call) -> Const | None:
+        """`x.is_floating_point()`, `x.is_complex()` (or `torch.is_floating_point(x)`) of a
+        tensor whose dtype is known: Dynamo reads the dtype, a constant of the trace."""
+        func, args = call.func, [a.value for a in call.args if a.keyword is None and not a.star]
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _DTYPE_KINDS:
+            return None
+        if not args and not call.args:
+            tensor = func.value
+        elif len(args) == 1 == len(call.args) and self.qualify(func) == f"torch.{func.attr.value}":
+            tensor = args[0]
+        else:
+            return None
+        if self.scope.is_integer_tensor(tensor) or self.scope.is_bool_tensor(tensor):
+            return Const(False)  # (which integer dtype is not known; that it is one is)
+        dtype = self.attribute_value(cst.Attribute(tensor, cst.Name("dtype")))
+        if dtype is None or not isinstance(dtype.value, str):
+            return None
+        return Const(dtype.value.removeprefix("torch.") in _DTYPE_KINDS[func.attr.value])
 
     def _shape_fact(self, call: cst.Call) -> Const | None:
         """`x.size()`, `x.size(0)`, `x.dim()`, `x.numel()`, `len(x)` of a tensor of known shape."""
@@ -553,7 +573,7 @@ class FrameValues:
         return True
 
     def call_value(self, call: cst.Call) -> Const | None:
-        fact = self._shape_fact(call)
+        fact = self._shape_fact(call) or self._dtype_fact(call)
         if fact is not None:
             return fact
         qual = self.qualify(call.func)
@@ -578,6 +598,12 @@ class FrameValues:
             cls = self.project.klass(held.value.cls) if held is not None and isinstance(held.value, Obj) else None
             return self.project.method(cls, func.attr.value) if cls is not None else None
         return self.project.function(self.qualify(func) or "")
+
+
+# the dtypes (torch's names, without `torch.`) each dtype predicate is true of
+_DTYPE_KINDS = {"is_floating_point": frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double",
+                                               "float8_e4m3fn", "float8_e5m2"}),
+                "is_complex": frozenset({"complex32", "chalf", "complex64", "cfloat", "complex128", "cdouble"})}
 
 
 def _joined_dicts(values: list) -> object:

@@ -17,7 +17,7 @@ from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
 from .frame_values import assigned_names
 from .class_body import SymbolicNames, class_body_values
-from .values import Const, Obj, ValueEvaluator, default_value, literal
+from .values import Const, Keywords, Obj, ValueEvaluator, default_value, literal
 
 MAX_DEPTH = 4
 
@@ -85,6 +85,10 @@ class Constructor:
                 for small in stmt.body:
                     self._statement(small, scope, cls, attrs, depth)
                 continue
+            spread = _attributes_from_mapping(stmt, scope)
+            if spread is not None:  # `for k, v in kwargs.items(): setattr(self, k, v)`
+                attrs.update({name: spread.value_of(name) for name in spread.names})
+                continue
             taken = _branch_taken(stmt, scope)
             if taken is not None:  # `if config.do_stable_layer_norm:` on a known value: one side runs
                 self._block(taken, scope, cls, attrs, depth)
@@ -137,7 +141,8 @@ class Scope:
         self.locals: dict[str, Const | None] = {}
         self.own: dict[str, Const | None] | None = None  # a constructor's `self` attributes so far
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
-                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
+                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes,
+                                        dict_displays=True)
 
     def qualify(self, expr):
         return self.ctor.project.qualify(expr, self.module, self.init)
@@ -160,7 +165,13 @@ class Scope:
                 if arg.keyword is not None:
                     passed[arg.keyword.value] = caller.value(arg.value) if caller else literal(arg.value)
         for param in params:
-            if param.kind in ("star", "double_star"):
+            if param.kind == "double_star":  # the keywords no other parameter takes
+                named = {p.name for p in params if p.kind in ("positional", "keyword_only")}
+                extra = [k for k in passed if k not in named and k not in {p.name for p in positional}]
+                known = tuple((k, v) for k in extra if (v := passed[k]) is not None)
+                self.locals[param.name] = Const(Keywords(tuple(extra), (), known))
+                continue
+            if param.kind == "star":
                 continue
             self.locals[param.name] = passed[param.name] if param.name in passed \
                 else default_value(param.default, self.evaluator)
@@ -181,11 +192,44 @@ class Scope:
         return None
 
     def call_value(self, call: cst.Call) -> Const | None:
-        """A project class built here: its instance, attributes evaluated in turn."""
-        cls = self.ctor.project.klass(self.qualify(call.func))
+        """A project class built here: its instance, attributes evaluated in turn; a namespace
+        (`types.SimpleNamespace(verbose=False)`): its keywords are its attributes."""
+        qual = self.qualify(call.func)
+        if qual in _NAMESPACE_MAKERS and all(a.keyword is not None for a in call.args):
+            known = [(a.keyword.value, self.value(a.value)) for a in call.args if a.keyword is not None]
+            return Const(Obj(qual, tuple(sorted((k, v) for k, v in known if v is not None))))
+        cls = self.ctor.project.klass(qual)
         if cls is None:
             return None
         return Const(self.ctor.build(cls, call, self, self.depth + 1))
+
+
+def _attributes_from_mapping(stmt: cst.CSTNode, scope: "Scope") -> Keywords | None:
+    """The known dict `for k, v in d.items(): setattr(self, k, v)` copies into attributes (a
+    configuration class taking `**kwargs`), or None for another statement."""
+    if not (isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Tuple) and len(stmt.target.elements) == 2
+            and isinstance(stmt.iter, cst.Call) and isinstance(stmt.iter.func, cst.Attribute)
+            and stmt.iter.func.attr.value == "items" and not stmt.iter.args and stmt.orelse is None
+            and isinstance(stmt.body, cst.IndentedBlock) and len(stmt.body.body) == 1):
+        return None
+    key, value = (el.value for el in stmt.target.elements)
+    line = stmt.body.body[0]
+    call = line.body[0].value if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 \
+        and isinstance(line.body[0], cst.Expr) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "setattr"
+            and len(call.args) == 3 and not any(a.star or a.keyword for a in call.args)):
+        return None
+    owner, name, held = (a.value for a in call.args)
+    if not (isinstance(owner, cst.Name) and owner.value == "self" and isinstance(key, cst.Name)
+            and isinstance(value, cst.Name) and isinstance(name, cst.Name) and isinstance(held, cst.Name)
+            and name.value == key.value and held.value == value.value):
+        return None
+    found = scope.value(stmt.iter.func.value)
+    return found.value if found is not None and isinstance(found.value, Keywords) and found.value.exact() else None
+
+
+# classes whose instances hold exactly the keywords they are built with, as attributes
+_NAMESPACE_MAKERS = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 
 
 def _branch_taken(stmt: cst.CSTNode, scope: "Scope") -> cst.BaseSuite | None:

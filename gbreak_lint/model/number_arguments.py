@@ -46,6 +46,27 @@ def tensor_in_number_parameter(call: cst.Call, qual: str | None, scope: TensorSc
     for parameter, value in _bound(call, positional, keywords):
         if any(computed(v) for v in _numbers(value, parameter)):
             return parameter.rstrip(NUMBER + SIZE)
+    starred = _unpacked_tensor(call, positional, scope.is_tensor)
+    return starred.rstrip(NUMBER + SIZE) if starred is not None else None
+
+
+def _unpacked_tensor(call: cst.Call, positional: tuple[str, ...], is_tensor) -> str | None:
+    """`x.permute(*order)` with `order` a tensor: unpacking it yields the tensor's elements,
+    0-d tensors computed from it (even of `torch.tensor([0, 2, 1])`), where the op takes
+    numbers (measured 2.13: GB0033). The parameter the first such element lands on."""
+    index = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            continue
+        if arg.star == "*" and is_tensor(arg.value):
+            if not positional:
+                return None
+            parameter = positional[min(index, len(positional) - 1)]
+            fits = index < len(positional) or parameter.endswith(SIZE)
+            return parameter if fits and parameter.endswith((NUMBER, SIZE)) else None
+        if arg.star:
+            return None
+        index += 1
     return None
 
 

@@ -294,8 +294,9 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
                     training=_entry_training(project, entry), dynamic=entry.dynamic)
 
 
+# (`autocast` as a word: `torch.is_autocast_enabled()` only asks)
 HALF_PRECISION = re.compile(r"\btorch\.(?:b?float16|half)\b|\bfloat16\b|\.half\(|\.bfloat16\(|\.to\(\s*dtype"
-                            r"|autocast|set_default_dtype")
+                            r"|\bautocast\b|set_default_dtype")
 # what comes right before a dtype that is only compared with: `x.dtype == torch.float16`,
 # `dtype is not torch.half`, `dtype in (torch.float16, torch.bfloat16)`
 COMPARED_WITH = re.compile(r"(?:[=!]=|\bis(?:\s+not)?|\bin)\s*[(\[{]?\s*(?:torch\.\w+\s*,\s*)*$")

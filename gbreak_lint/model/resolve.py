@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..walk import NESTED_SCOPES, find_all
 
+from ..index.names import attribute_name
 from ..index.project import ProjectIndex, class_scope, is_nn_module
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
@@ -89,6 +90,9 @@ class CallResolver:
             value = self.module.values.get(expr.value)
             return self.instantiated_class(value) if value is not None else None
         if isinstance(expr, cst.Subscript):  # self.layers[i], self.blocks["main"]
+            registered = _registry_item(expr)
+            if registered is not None:  # `self._modules["g"]` is the sub-module `self.g`
+                return self.class_of(registered)
             return self._keyed_class(expr) or self.element_class(expr.value)
         if isinstance(expr, cst.Call):  # `Helper().run(x)`
             return self.instantiated_class(expr)
@@ -187,7 +191,15 @@ class CallResolver:
         return classes.pop() if len(classes) == 1 else None
 
     def element_class(self, container: cst.BaseExpression) -> ClassInfo | None:
-        """The project class held by `nn.ModuleList([...])` / `nn.Sequential(...)` / a list."""
+        """The project class held by `nn.ModuleList([...])` / `nn.Sequential(...)` / a list,
+        by the values of an `nn.ModuleDict` (`.values()`), or by every project sub-module an
+        instance holds (`self.children()`)."""
+        owner = _children_of(container)
+        if owner is not None:
+            return self._child_class(owner)
+        if isinstance(container, cst.Call) and isinstance(container.func, cst.Attribute) \
+                and container.func.attr.value == "values" and not container.args:
+            return self._dict_value_class(container.func.value)
         value, module = self._attribute_value(container)
         if value is None:
             return None
@@ -199,6 +211,28 @@ class CallResolver:
         if isinstance(value, (cst.List, cst.ListComp, cst.Tuple)):
             return self._same_class([value], module)
         return None
+
+    def _dict_value_class(self, container: cst.BaseExpression) -> ClassInfo | None:
+        """The one project class an `nn.ModuleDict({...})` attribute holds as values."""
+        value, module = self._attribute_value(container)
+        if isinstance(value, cst.Call) and self.project.qualify(value.func, module) in self.k.module_dicts \
+                and len(value.args) == 1:
+            value = value.args[0].value
+        if not isinstance(value, cst.Dict) or module is None:
+            return None
+        return self._same_class([e.value for e in value.elements if isinstance(e, cst.DictElement)], module)
+
+    def _child_class(self, owner: cst.BaseExpression) -> ClassInfo | None:
+        """The one project class among the sub-modules an instance's class sets (torch layers
+        left out: a loop over `children()` reaches the project's code through those only)."""
+        cls = self.class_of(owner)
+        if cls is None:
+            return None
+        module = self.project.modules[cls.module]
+        made = [self.project.created_class(v, module) for c in self.project.mro(cls) for v in c.attributes.values()
+                if isinstance(v, cst.Call)]
+        classes = {c.qualname for c in made if c is not None and self.is_nn_module(c)}
+        return self.project.klass(classes.pop()) if len(classes) == 1 else None
 
     def sequential_elements(self, func: cst.BaseExpression) -> list[ClassInfo | None] | None:
         """Classes of an `nn.Sequential(A(), nn.ReLU(), B())` attribute's items (None: not ours)."""
@@ -296,6 +330,10 @@ class CallResolver:
                 for item, source in zip(items, sources):
                     self.remember_iteration(item, source)
             return
+        pairs = _named_items(iterable)
+        if pairs is not None and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            self.remember_iteration(target.elements[1].value, pairs)  # `for name, m in self.blocks.items()`
+            return
         iterable = _container_iterated(iterable)
         if isinstance(target, cst.Name):
             self.local_layers.discard(target.value)
@@ -335,7 +373,8 @@ class CallResolver:
         if isinstance(expr, cst.Name) and expr.value != "self" and expr.value not in self.local_types \
                 and expr.value not in self.module.reassigned \
                 and not (self.function is not None and any(p.name == expr.value for p in self.function.params)):
-            value = self.module.values.get(expr.value)
+            enclosing = self.enclosing_value(expr.value)  # `m = nn.Linear(...)` in the test around
+            value = enclosing[1] if enclosing is not None else self.module.values.get(expr.value)
             return isinstance(value, cst.Call) and self._torch_module_call(value, self.module)
         if not isinstance(expr, cst.Attribute):
             return False
@@ -412,9 +451,9 @@ class CallResolver:
             return None
         given = [a.value for a in call.args if a.keyword is None]
         if qual == "builtins.getattr" and len(call.args) == 2 and len(given) == 2:
-            name = literal(given[1])
-            if name is not None and isinstance(name.value, str) and name.value.isidentifier():
-                return self.resolve(cst.Attribute(value=given[0], attr=cst.Name(name.value)))
+            name = attribute_name(given[1])  # (`getattr(self, f"layer{i}")`: the family set so)
+            if name is not None:
+                return self.resolve(cst.Attribute(value=given[0], attr=cst.Name(name)))
         if isinstance(call.func, cst.Attribute) and qual is None:  # `self.make_step()(x)`: what the method returns
             method = self._resolve_attribute(call.func)
             if method is not None:
@@ -627,6 +666,44 @@ def _starred_items(expr: cst.BaseExpression) -> list:
 
 def _call_nodes(expr: cst.CSTNode) -> list:
     return find_all(expr, (cst.Call,))
+
+
+# nn.Module methods iterating an instance's direct sub-modules, and those giving (name, module)
+_CHILDREN_METHODS = frozenset({"children"})
+_NAMED_CHILDREN_METHODS = frozenset({"named_children"})
+
+
+def _children_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`obj` of `obj.children()`."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args \
+            and expr.func.attr.value in _CHILDREN_METHODS:
+        return expr.func.value
+    return None
+
+
+def _named_items(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What the second item of each pair stands for: `self.blocks.items()` -> the dict's values
+    (`self.blocks.values()`), `self.named_children()` -> `self.children()`."""
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args):
+        return None
+    method = iterable.func.attr.value
+    if method == "items":
+        return iterable.with_changes(func=iterable.func.with_changes(attr=cst.Name("values")))
+    if method in _NAMED_CHILDREN_METHODS:
+        return iterable.with_changes(func=iterable.func.with_changes(attr=cst.Name("children")))
+    return None
+
+
+def _registry_item(expr: cst.Subscript) -> cst.Attribute | None:
+    """`self._modules["g"]` -> `self.g` (a literal key naming a sub-module)."""
+    holder = expr.value
+    if not (isinstance(holder, cst.Attribute) and holder.attr.value == "_modules") or len(expr.slice) != 1 \
+            or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    key = literal(expr.slice[0].slice.value)
+    if key is None or not isinstance(key.value, str) or not key.value.isidentifier():
+        return None
+    return cst.Attribute(value=holder.value, attr=cst.Name(key.value))
 
 
 def _container_iterated(iterable: cst.BaseExpression) -> cst.BaseExpression:
