@@ -49,6 +49,7 @@ class Knowledge:
     # builtins calling a function they are given: name -> its position ("0") or keyword ("key")
     callback_calling_functions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     callback_calling_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    module_callback_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     callback_pairing_functions: frozenset[str] = frozenset()  # ... with two elements (reduce)
     grad_mode_queries: frozenset[str] = frozenset()  # `torch.is_grad_enabled()`: folded by Dynamo
     # callee (a qualified function or a method name) -> the GB code its break reports, for a
@@ -132,6 +133,8 @@ def load_profile(profile: str = "2.13") -> Knowledge:
                                                      (data.get("callback_calling_functions") or {}).items()}),
         callback_calling_methods=MappingProxyType({k: str(v) for k, v in
                                                    (data.get("callback_calling_methods") or {}).items()}),
+        module_callback_methods=MappingProxyType({k: str(v) for k, v in
+                                                  (data.get("module_callback_methods") or {}).items()}),
         callback_pairing_functions=frozenset(data.get("callback_pairing_functions") or ()),
         grad_mode_queries=frozenset(data.get("grad_mode_queries") or ()),
         skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),

@@ -305,12 +305,14 @@ class CauseMatcher:
         where = self.k.callback_calling_functions.get(qual or "")
         if where is None and isinstance(node.func, cst.Attribute):
             where = self.k.callback_calling_methods.get(node.func.attr.value)
+            if where is None and self._module_receiver(node.func.value):  # `self.apply(init_fn)`
+                where = self.k.module_callback_methods.get(node.func.attr.value)
         position = int(where) if where is not None and where.isdigit() else None
         fn_expr = call_argument(node, where, position) if where is not None else None
         if fn_expr is None:
             return
         items = [a.value for a in node.args if a.keyword is None and not a.star and a.value is not fn_expr]
-        tensors = bool(items) and b.scope.is_tensor_sequence(items[0])
+        tensors = any(b.scope.is_tensor_sequence(item) for item in items)  # (`tree_map_only(T, f, tree)`)
         key = self._callback_frame(fn_expr, 2 if qual in self.k.callback_pairing_functions else 1, tensors)
         if key is not None and self.env.frame(key) is not None:
             b.emit(EventKind.CALL, node, target=key, mode=CallMode.INLINE)
@@ -327,6 +329,10 @@ class CauseMatcher:
             key = self._callback_frame(fn_expr, len(rest), any(self.b.scope.is_tensor(v) for v in rest))
             if key is not None and self.env.frame(key) is not None:
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.WRAPPED)
+
+    def _module_receiver(self, expr: cst.BaseExpression) -> bool:
+        cls = self.b.resolver.class_of(expr)
+        return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
 
     def _callback_frame(self, fn_expr: cst.BaseExpression, given: int, tensors: bool) -> FrameKey | None:
         """The frame of a function a builtin calls with `given` elements (tensors or not)."""
