@@ -132,6 +132,7 @@ class CauseCheck(Vocab):
     SHALLOW_COPY = "shallow_copy"  # `copy.copy` of a list/dict/set, defaultdict, tensor or module
     TENSOR_NUMBER_ARGUMENT = "tensor_number_argument"  # a tensor where a torch op takes a number (`torch.zeros(n)`)
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
+    CUSTOM_OP_FAKE_NOT_IMPLEMENTED = "custom_op_fake_not_implemented"  # its fake raises NotImplementedError (GB0087)
     BROADCAST_MISMATCH = "broadcast_mismatch"  # an elementwise op on tensors whose known sizes do not broadcast
     HOOK_SIDE_EFFECT = "hook_side_effect"  # a tensor hook traced at registration writes outside itself
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code

@@ -1142,6 +1142,8 @@ class CauseMatcher:
             return False
         if op not in ops.faked and self.check_enabled(CauseCheck.CUSTOM_OP_WITHOUT_FAKE):
             self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_OP_WITHOUT_FAKE), node, detail=op)
+        elif op in ops.unfakeable and self.check_enabled(CauseCheck.CUSTOM_OP_FAKE_NOT_IMPLEMENTED):
+            self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_OP_FAKE_NOT_IMPLEMENTED), node, detail=op)
         else:
             self.b.emit(EventKind.OP, node)
         return True

@@ -23,6 +23,8 @@ from .values import literal
 class CustomOps:
     ops: Mapping[str, str]  # function qualname -> operator name ("mylib::foo")
     faked: frozenset[str]  # operator names with a fake implementation registered
+    # ... whose fake only raises NotImplementedError (measured 2.13: GB0087 at the call, resumed)
+    unfakeable: frozenset[str] = frozenset()
 
     def op_of_function(self, qualname: str) -> str | None:
         return self.ops.get(qualname)
@@ -45,25 +47,62 @@ def custom_ops(project: ProjectIndex, knowledge) -> CustomOps:
                     if name is not None:
                         ops[fn.qualname] = name
     by_name = {qualname.rsplit(".", 1)[-1]: op for qualname, op in ops.items()}
-    return CustomOps(ops, frozenset(_faked(project, knowledge, by_name) if ops else ()))
+    fakes = _fakes(project, knowledge, by_name) if ops else {}
+    unfakeable = {op for op, bodies in fakes.items() if bodies and all(_raises_not_implemented(b) for b in bodies)}
+    return CustomOps(ops, frozenset(fakes), frozenset(unfakeable))
 
 
-def _faked(project: ProjectIndex, knowledge, by_name: Mapping[str, str]) -> set[str]:
-    """Operators given a fake: `<op>.register_fake` (as a decorator or a call; the op named as
-    the function it decorates), or a registrar called with the operator's name."""
-    found: set[str] = set()
+def _fakes(project: ProjectIndex, knowledge, by_name: Mapping[str, str]) -> dict[str, list]:
+    """Operators given a fake, with the fake functions' definitions where the source names them:
+    `<op>.register_fake` (as a decorator or a call; the op named as the function it decorates),
+    or a registrar called with the operator's name."""
+    found: dict[str, list] = {}
     modules = {m.name: m for m in project.mentioning("register_fake") + project.mentioning("impl_abstract")}
     for module in modules.values():
-        for node in find_all(module.parsed.module, (cst.Attribute, cst.Call)):
-            if isinstance(node, cst.Attribute):
-                if node.attr.value == "register_fake" and isinstance(node.value, cst.Name) \
-                        and node.value.value in by_name:
-                    found.add(by_name[node.value.value])
-            elif project.qualify(node.func, module) in knowledge.fake_registrars:
-                name = _string_argument(node)
-                if name is not None:
-                    found.add(name)
+        defs = {fn.name: fn.node for fn in module.functions.values()}
+        for fn in module.functions.values():  # `@foo.register_fake` / `@register_fake("ns::foo")` on a def
+            for dec in fn.decorators:
+                op = _registered_op(dec.decorator, by_name)
+                if op is None and isinstance(dec.decorator, cst.Call) \
+                        and project.qualify(dec.decorator.func, module) in knowledge.fake_registrars:
+                    op = _string_argument(dec.decorator)
+                if op is not None:
+                    found.setdefault(op, []).append(fn.node)
+        for node in find_all(module.parsed.module, (cst.Call,)):
+            op, position = _registered_op(node.func, by_name), 0  # `foo.register_fake(foo_fake)`
+            if op is None and project.qualify(node.func, module) in knowledge.fake_registrars:
+                op, position = _string_argument(node), 1  # `register_fake("ns::foo", foo_fake)`
+            if op is None:
+                continue
+            found.setdefault(op, [])
+            given = node.args[position].value if len(node.args) > position else None
+            if isinstance(given, cst.Name) and given.value in defs:
+                found[op].append(defs[given.value])
     return found
+
+
+def _registered_op(expr: cst.BaseExpression, by_name: Mapping[str, str]) -> str | None:
+    """The operator of `<op>.register_fake` (the op named as the function it decorates)."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "register_fake" and isinstance(expr.value, cst.Name):
+        return by_name.get(expr.value.value)
+    return None
+
+
+def _raises_not_implemented(fake: cst.FunctionDef) -> bool:
+    """A fake whose body is a bare `raise NotImplementedError(...)` (after a docstring)."""
+    body = [s for s in fake.body.body if not _is_docstring(s)] if isinstance(fake.body, cst.IndentedBlock) else []
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return False
+    raised = body[0].body[0]
+    exc = raised.exc if isinstance(raised, cst.Raise) else None
+    if isinstance(exc, cst.Call):
+        exc = exc.func
+    return isinstance(exc, cst.Name) and exc.value == "NotImplementedError"
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+        and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString)
 
 
 def _string_argument(call: cst.Call) -> str | None:
