@@ -233,6 +233,8 @@ class Callables:
         qual = self.project.qualify(call.func, module, function)
         if qual in self.k.disable_decorators and positional and positional[0] is not None:
             return replace(positional[0], disabled="nonrecursive" if nonrecursive(call) else "recursive")
+        if qual in self.k.compile_functions and positional and positional[0] is not None:
+            return positional[0]  # `cg = torch.compile(f)`: calling cg runs f (through torch.compile's wrapper)
         if qual == PARTIAL and positional and positional[0] is not None:
             target = positional[0]
             return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)

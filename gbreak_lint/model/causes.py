@@ -330,6 +330,14 @@ class CauseMatcher:
             if key is not None and self.env.frame(key) is not None:
                 self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.WRAPPED)
 
+    def _compiled_name(self, func: cst.BaseExpression) -> bool:
+        """`cg(y)` of `cg = torch.compile(f)`: the call runs through torch.compile's wrapper
+        frame (`_fn`), as an `@torch.compile` def's does (measured 2.13: a break in `f` is
+        traced twice, nested graph breaks on or off)."""
+        value, module = self.b.resolver.held_value(func)
+        return isinstance(value, cst.Call) and module is not None \
+            and self.env.project.qualify(value.func, module) in self.k.compile_functions
+
     def _module_receiver(self, expr: cst.BaseExpression) -> bool:
         cls = self.b.resolver.class_of(expr)
         return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
@@ -1018,7 +1026,8 @@ class CauseMatcher:
             self.env.frame(key)
         start = len(self.b.events)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
-        if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators):
+        if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators) \
+                or self._compiled_name(node.func):
             inner = tuple(self.b.events[start:])  # run by the decorator's own frame
             del self.b.events[start:]
             self._call_torch_frame(node, "dynamo_decorator", "_fn", inner, uses_torch=True)
