@@ -190,6 +190,7 @@ class _EntryFinder(cst.CSTVisitor):
     def _class_decorator(self, cls: ClassInfo | None, expr) -> None:
         """`@torch.compile` on a class: Dynamo wraps the class's `__call__` (an nn.Module's
         `_call_impl`), so every instance's forward is compiled when called."""
+        expr = self._named_compiler(expr)
         call = expr if isinstance(expr, cst.Call) else None
         if cls is None or not self.is_compile(self.qualify(call.func if call is not None else expr)) \
                 or (call is not None and call.args and call.args[0].keyword is None):
@@ -213,9 +214,13 @@ class _EntryFinder(cst.CSTVisitor):
         self.local_types.pop()
         self.local_values.pop()
 
+    def _named_compiler(self, expr):
+        """`deco` of `deco = torch.compile(backend=...)`: the call it names (else `expr`)."""
+        bound = self.value_of(expr.value) if isinstance(expr, cst.Name) else None
+        return bound if isinstance(bound, cst.Call) else expr
+
     def _decorator(self, fn: FunctionInfo | None, expr) -> None:
-        if isinstance(expr, cst.Name) and isinstance(self.value_of(expr.value), cst.Call):
-            expr = self.value_of(expr.value)  # `deco = torch.compile(backend=...)` then `@deco`
+        expr = self._named_compiler(expr)  # `@deco`
         if self.is_compile(self.qualify(expr)):
             self.add(fn, expr, False, "decorator")
         elif isinstance(expr, cst.Call):
@@ -239,6 +244,9 @@ class _EntryFinder(cst.CSTVisitor):
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
                 and isinstance(node.value, cst.Call):
             self.assigned[id(node.value)] = node.targets[0].target.value
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        # (bound once the value is evaluated: `fn = torch.compile(fn)` compiles the old `fn`)
         for target in node.targets:
             for t, value in unpacked(target.target, node.value):
                 if isinstance(t, cst.Name):
@@ -366,8 +374,9 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(value, cst.Attribute):  # `torch.compile(m.forward)`, `torch.compile(n.method)`
             cls = self.instance_class(value.value)
             name = value.attr.value
-            self.add(self.project.method(cls, name) if cls is not None else None, node, fullgraph,
-                     f"{how}(forward)" if name == "forward" else f"{how}(method)")
+            method = self.project.method(cls, name) if cls is not None else None
+            if method is not None and not _is_property(method):
+                self.add(method, node, fullgraph, f"{how}(forward)" if name == "forward" else f"{how}(method)")
 
     def _definition_seen(self, fn: FunctionInfo, node, scope: FunctionInfo | None) -> FunctionInfo:
         """A name `def`ined twice in the body `node` is in: the definition its line sees."""
@@ -523,6 +532,13 @@ def _loop_names(target) -> list[str | None]:
         return []
     return [el.value.value if isinstance(el, cst.Element) and isinstance(el.value, cst.Name) else None
             for el in target.elements]
+
+
+def _is_property(fn: FunctionInfo) -> bool:
+    """A getter (`@property`, `@functools.cached_property`): reading it runs it, compiling it
+    compiles what it returns."""
+    return any((dotted(d.decorator) or "").rpartition(".")[2] in ("property", "cached_property")
+               for d in fn.decorators)
 
 
 def _dynamic(node) -> bool:

@@ -323,7 +323,8 @@ class CauseMatcher:
         break in `fn` is reported in `fn`, resumed there), given the call's other arguments."""
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         for fn_expr in positional:
-            if not isinstance(fn_expr, (cst.Name, cst.Attribute, cst.Lambda)) or self.b.scope.is_tensor(fn_expr):
+            if not isinstance(fn_expr, (cst.Name, cst.Attribute, cst.Lambda)) or self.b.scope.is_tensor(fn_expr) \
+                    or self.b.resolver.class_of(fn_expr) is not None:  # (an object is passed, not run)
                 continue
             rest = [v for v in positional if v is not fn_expr]
             key = self._callback_frame(fn_expr, len(rest), any(self.b.scope.is_tensor(v) for v in rest))
@@ -811,8 +812,8 @@ class CauseMatcher:
         if qual not in self.k.check_functions or not node.args or node.args[0].keyword or node.args[0].star:
             return False
         condition = node.args[0].value
-        if self.b.values.evaluator.truth(condition) is not False:
-            return False
+        if self.b.values.evaluator.truth(condition) is not False or self.b.reads_default(condition):
+            return False  # (a library entry's defaults stand in for what a caller passes)
         if not (self.b.key.dynamic and self.b.reads_symbols(condition)):
             self.b.raises(node, "RuntimeError")
         elif self.check_enabled(CauseCheck.SYMBOLIC_CHECK):

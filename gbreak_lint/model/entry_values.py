@@ -267,21 +267,10 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     arguments.update(star_arguments(params, positional, call.args,
                                     lambda value: _is_tensor_expr(project, knowledge, module, value),
                                     value_of=literal))
-    dynamic = key.dynamic or _marked_dynamic(project, knowledge, module, call, caller)
-    return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors), "dynamic": dynamic,
+    return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
                        "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors))})
-
-
-def _marked_dynamic(project, knowledge, module, call: cst.Call, caller) -> bool:
-    """Is a tensor the call passes marked dynamic where it is made (`mark_dynamic(x, 0)` in
-    the calling function, or at module level): the sizes its code reads are symbols."""
-    passed = {a.value.value for a in call.args if isinstance(a.value, cst.Name)}
-    scope = caller.node if caller is not None else module.parsed.module
-    return any(project.qualify(c.func, module, caller) in knowledge.dynamic_markers and c.args
-               and isinstance(c.args[0].value, cst.Name) and c.args[0].value.value in passed
-               for c in find_all(scope, (cst.Call,)))
 
 
 def _made_shape(project, knowledge, module, value, local_values: dict, depth: int = 0) -> tuple[int, ...] | None:

@@ -613,7 +613,7 @@ class FrameBuilder:
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
             if not self.scope.is_tensor(node.test) and self.values.truth(node.test) is False \
-                    and not self._reads_default(node.test):
+                    and not self.reads_default(node.test):
                 self._failing_assert(node)
                 return
             # Dynamo rewrites `assert cond` and `assert cond, "text"` into torch._assert (no
@@ -642,7 +642,7 @@ class FrameBuilder:
                     return True
         return False
 
-    def _reads_default(self, expr: cst.BaseExpression) -> bool:
+    def reads_default(self, expr: cst.BaseExpression) -> bool:
         """Does the expression read a parameter no call site passed (its default stands in)?
         A library entry is simulated with defaults a real caller would override, so what
         they make fail (`assert scale is not None`) is not reported as certain."""
@@ -681,6 +681,7 @@ class FrameBuilder:
             return
         if isinstance(target, cst.Name):
             self._stores_global_hook_handle(target, value)
+        self.parameter_locals.difference_update(target_names(target))  # (`p = x * 2`: no longer a parameter)
         self.scope.assign(target, value)
         self.values.assign(target, value)
         self.resolver.remember(target, value)
@@ -795,7 +796,7 @@ class FrameBuilder:
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
         if found is None:
             found = self._operands_unsupported(node.value)
-        if found is not None and not self._reads_default(node.value):
+        if found is not None and not self.reads_default(node.value):
             self.raises(node, found)
         self._broadcast_mismatch(node.value)
         self._out_resized(node.value)

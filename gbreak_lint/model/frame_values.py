@@ -427,9 +427,10 @@ class FrameValues:
 
     def _dtype_fact(self, call: cst.Call) -> Const | None:
         """`x.is_floating_point()`, `x.is_complex()` (or `torch.is_floating_point(x)`) of a
-        tensor whose dtype is known: Dynamo reads the dtype, a constant of the trace."""
+        tensor known to hold integers or bools: False, a constant of the trace. (Other
+        tensors' dtypes are only the default float guessed, not known: unknown here.)"""
         func, args = call.func, [a.value for a in call.args if a.keyword is None and not a.star]
-        if not isinstance(func, cst.Attribute) or func.attr.value not in _DTYPE_KINDS:
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _DTYPE_PREDICATES:
             return None
         if not args and not call.args:
             tensor = func.value
@@ -437,12 +438,8 @@ class FrameValues:
             tensor = args[0]
         else:
             return None
-        if self.scope.is_integer_tensor(tensor) or self.scope.is_bool_tensor(tensor):
-            return Const(False)  # (which integer dtype is not known; that it is one is)
-        dtype = self.attribute_value(cst.Attribute(tensor, cst.Name("dtype")))
-        if dtype is None or not isinstance(dtype.value, str):
-            return None
-        return Const(dtype.value.removeprefix("torch.") in _DTYPE_KINDS[func.attr.value])
+        known = self.scope.is_integer_tensor(tensor) or self.scope.is_bool_tensor(tensor)
+        return Const(False) if known else None
 
     def _shape_fact(self, call: cst.Call) -> Const | None:
         """`x.size()`, `x.size(0)`, `x.dim()`, `x.numel()`, `len(x)` of a tensor of known shape."""
@@ -600,10 +597,8 @@ class FrameValues:
         return self.project.function(self.qualify(func) or "")
 
 
-# the dtypes (torch's names, without `torch.`) each dtype predicate is true of
-_DTYPE_KINDS = {"is_floating_point": frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double",
-                                               "float8_e4m3fn", "float8_e5m2"}),
-                "is_complex": frozenset({"complex32", "chalf", "complex64", "cfloat", "complex128", "cdouble"})}
+# tensor methods asking for a kind of dtype: false of integer and bool tensors
+_DTYPE_PREDICATES = frozenset({"is_floating_point", "is_complex"})
 
 
 def _joined_dicts(values: list) -> object:

@@ -141,8 +141,7 @@ class Scope:
         self.locals: dict[str, Const | None] = {}
         self.own: dict[str, Const | None] | None = None  # a constructor's `self` attributes so far
         self.evaluator = ValueEvaluator(self.name_value, self.attribute_value, lambda e: False,
-                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes,
-                                        dict_displays=True)
+                                        self.qualify, lambda o, n: None, self.call_value, ctor.dtypes)
 
     def qualify(self, expr):
         return self.ctor.project.qualify(expr, self.module, self.init)

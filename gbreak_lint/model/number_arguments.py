@@ -46,14 +46,15 @@ def tensor_in_number_parameter(call: cst.Call, qual: str | None, scope: TensorSc
     for parameter, value in _bound(call, positional, keywords):
         if any(computed(v) for v in _numbers(value, parameter)):
             return parameter.rstrip(NUMBER + SIZE)
-    starred = _unpacked_tensor(call, positional, scope.is_tensor)
+    starred = _unpacked_tensor(call, positional, lambda e: scope.is_tensor(e) and not is_graph_input(e))
     return starred.rstrip(NUMBER + SIZE) if starred is not None else None
 
 
 def _unpacked_tensor(call: cst.Call, positional: tuple[str, ...], is_tensor) -> str | None:
-    """`x.permute(*order)` with `order` a tensor: unpacking it yields the tensor's elements,
-    0-d tensors computed from it (even of `torch.tensor([0, 2, 1])`), where the op takes
-    numbers (measured 2.13: GB0033). The parameter the first such element lands on."""
+    """`x.permute(*order)` with `order` a tensor the frame made: unpacking it yields the
+    tensor's elements, 0-d tensors computed from it (even of `torch.tensor([0, 2, 1])`), where
+    the op takes numbers (measured 2.13: GB0033). The parameter the first such element lands
+    on. (A parameter of the frame is left out: `*grid_size` is more likely a tuple of ints.)"""
     index = 0
     for arg in call.args:
         if arg.keyword is not None:

@@ -163,8 +163,8 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call) \
             and qualify(call.func) is None and call.func.attr.value in keeps:
         call = call.func.value  # `torch.randn(2, 3).half()`: the method keeps the shape
-    if qualify(call.func) in literal_factories and call.args and call.args[0].keyword is None \
-            and not call.args[0].star and qualify(call.func) != "torch.arange":
+    if qualify(call.func) in literal_factories and qualify(call.func) in DATA_FACTORIES and call.args \
+            and call.args[0].keyword is None and not call.args[0].star:
         return data_shape(call.args[0].value)
     if qualify(call.func) not in factories:
         return None
@@ -177,6 +177,10 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
     if not dims or any(type(d) is not int for d in dims):
         return None
     return tuple(d for d in dims if isinstance(d, int))
+
+
+# factories whose first argument is the data itself (`torch.LongTensor(3)` is a size, `arange` a range)
+DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
 def data_shape(data: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
@@ -308,8 +312,7 @@ class ValueEvaluator:
     (project helpers and predicates such as `torch.compiler.is_compiling()`)."""
 
     def __init__(self, name_value: Callable, attribute_value: Callable, is_tensor: Callable,
-                 qualify: Callable, has_attribute: Callable, call_value: Callable, dtypes: "Symbols",
-                 dict_displays: bool = False):
+                 qualify: Callable, has_attribute: Callable, call_value: Callable, dtypes: "Symbols"):
         self.name_value = name_value
         self.attribute_value = attribute_value
         self.is_tensor = is_tensor
@@ -317,9 +320,6 @@ class ValueEvaluator:
         self.has_attribute = has_attribute
         self.call_value = call_value
         self.dtypes = dtypes
-        # dict displays as values: where nothing later changes them (a constructor's arguments);
-        # a frame's own dicts are followed by dict_locals, which sees the calls they escape to
-        self.dict_displays = dict_displays
 
     def value(self, expr: cst.BaseExpression, depth: int = 0) -> Const | None:
         if depth > MAX_DEPTH:
@@ -582,13 +582,10 @@ class ValueEvaluator:
             return None
 
     def _Subscript(self, expr: cst.Subscript, depth: int) -> Const | None:
-        """`x.shape[0]`, `sizes[-1]`: an item of a known tuple at a constant index; `cfg["debug"]`
-        of a dict whose value at that key is known."""
+        """`x.shape[0]`, `sizes[-1]`: an item of a known tuple at a constant index."""
         if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
             return None
         base, index = self.value(expr.value, depth), self.value(expr.slice[0].slice.value, depth)
-        if base is not None and index is not None and isinstance(base.value, Keywords) and isinstance(index.value, str):
-            return base.value.value_of(index.value) if base.value.holds(index.value) else None
         if base is None or index is None or not isinstance(base.value, tuple) or type(index.value) is not int:
             return None
         try:
@@ -600,24 +597,6 @@ class ValueEvaluator:
         """`(torch.float16, torch.bfloat16)`: a tuple of known values (`dtype in (...)`)."""
         items = [self.value(el.value, depth) if isinstance(el, cst.Element) else None for el in expr.elements]
         return Const(tuple(i.value for i in items if i is not None)) if None not in items else None
-
-    def _Dict(self, expr: cst.Dict, depth: int) -> Const | None:
-        """`{"debug": False, "scale": 2.0}`: a dict whose string keys are all written out (a
-        configuration handed to a constructor), with the values known of them."""
-        if not self.dict_displays:
-            return None
-        names, tensors, values = [], [], []
-        for element in expr.elements:
-            key = literal(element.key) if isinstance(element, cst.DictElement) else None
-            if key is None or not isinstance(key.value, str) or key.value in names:
-                return None  # `**other`, a computed key, a key written twice
-            names.append(key.value)
-            if self.is_tensor(element.value):
-                tensors.append(key.value)
-            found = self.value(element.value, depth)
-            if found is not None:
-                values.append((key.value, found))
-        return Const(Keywords(tuple(names), tuple(tensors), tuple(values)))
 
     def _IfExp(self, expr: cst.IfExp, depth: int) -> Const | None:
         test = self.truth_at(expr.test, depth)
