@@ -13,7 +13,7 @@ from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
 from .names import FULLGRAPH_KEYWORDS, dotted, keyword_true, unpacked
-from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module
+from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module, is_property
 from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_body
 from ..walk import walk
 
@@ -375,7 +375,7 @@ class _EntryFinder(cst.CSTVisitor):
             cls = self.instance_class(value.value)
             name = value.attr.value
             method = self.project.method(cls, name) if cls is not None else None
-            if method is not None and not _is_property(method):
+            if method is not None and not is_property(self.project, method):  # (compiling a getter compiles what it returns)
                 self.add(method, node, fullgraph, f"{how}(forward)" if name == "forward" else f"{how}(method)")
 
     def _definition_seen(self, fn: FunctionInfo, node, scope: FunctionInfo | None) -> FunctionInfo:
@@ -532,13 +532,6 @@ def _loop_names(target) -> list[str | None]:
         return []
     return [el.value.value if isinstance(el, cst.Element) and isinstance(el.value, cst.Name) else None
             for el in target.elements]
-
-
-def _is_property(fn: FunctionInfo) -> bool:
-    """A getter (`@property`, `@functools.cached_property`): reading it runs it, compiling it
-    compiles what it returns."""
-    return any((dotted(d.decorator) or "").rpartition(".")[2] in ("property", "cached_property")
-               for d in fn.decorators)
 
 
 def _dynamic(node) -> bool:

@@ -442,6 +442,15 @@ def class_scope(class_qualname: str, module: ModuleIndex) -> FunctionInfo | None
     return module.functions.get(class_qualname.rsplit(".", 1)[0])
 
 
+PROPERTY_DECORATORS = frozenset({"builtins.property", "functools.cached_property"})
+
+
+def is_property(project: ProjectIndex, fn: FunctionInfo) -> bool:
+    """A getter (`@property`, `@functools.cached_property`): reading the attribute runs it."""
+    module = project.modules[fn.module]
+    return any(project.qualify(dec.decorator, module) in PROPERTY_DECORATORS for dec in fn.decorators)
+
+
 def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
     """A class deriving from torch's nn.Module, directly or through a torch layer (`nn.Sequential`)."""
     return any(knowledge.is_module_class(base) for base in project.external_bases(cls))

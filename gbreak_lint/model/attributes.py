@@ -16,7 +16,7 @@ import re
 
 import libcst as cst
 
-from ..index.project import ProjectIndex
+from ..index.project import ProjectIndex, is_property
 from ..index.skeleton import HOOK_MARKER
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..parse import definitions_within
@@ -24,7 +24,6 @@ from ..walk import NESTED_SCOPES, find_all, walk
 from .callables import Callables
 from .types import FnValue
 
-PROPERTY_DECORATORS = frozenset({"builtins.property", "functools.cached_property"})
 HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "post",
                 "register_full_backward_hook": "backward", "register_full_backward_pre_hook": "backward"}
 # registry key prefixes (then the model's class) of hooks registered in a loop over a model's
@@ -38,13 +37,7 @@ SUBMODULE_LOOPS = {"modules": EVERY_MODULE, "named_modules": EVERY_MODULE,
 
 def property_getter(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
     fn = project.method(cls, name)
-    if fn is None:
-        return None
-    module = project.modules[fn.module]
-    for dec in fn.decorators:
-        if project.qualify(dec.decorator, module) in PROPERTY_DECORATORS:
-            return fn
-    return None
+    return fn if fn is not None and is_property(project, fn) else None
 
 
 def getattr_override(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:

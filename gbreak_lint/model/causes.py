@@ -305,7 +305,7 @@ class CauseMatcher:
         where = self.k.callback_calling_functions.get(qual or "")
         if where is None and isinstance(node.func, cst.Attribute):
             where = self.k.callback_calling_methods.get(node.func.attr.value)
-            if where is None and self._module_receiver(node.func.value):  # `self.apply(init_fn)`
+            if where is None and self.b.resolver.is_module_instance(node.func.value):  # `self.apply(init_fn)`
                 where = self.k.module_callback_methods.get(node.func.attr.value)
         position = int(where) if where is not None and where.isdigit() else None
         fn_expr = call_argument(node, where, position) if where is not None else None
@@ -338,10 +338,6 @@ class CauseMatcher:
         value, module = self.b.resolver.held_value(func)
         return isinstance(value, cst.Call) and module is not None \
             and self.env.project.qualify(value.func, module) in self.k.compile_functions
-
-    def _module_receiver(self, expr: cst.BaseExpression) -> bool:
-        cls = self.b.resolver.class_of(expr)
-        return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
 
     def _callback_frame(self, fn_expr: cst.BaseExpression, given: int, tensors: bool) -> FrameKey | None:
         """The frame of a function a builtin calls with `given` elements (tensors or not)."""
@@ -580,10 +576,7 @@ class CauseMatcher:
         return by_callee if by_callee in rule.gb_codes else rule.gb_code
 
     def _tensor_or_module(self, expr: cst.BaseExpression) -> bool:
-        if self.b.scope.is_tensor(expr):
-            return True
-        cls = self.b.resolver.class_of(expr)
-        return (cls is not None and self.b.resolver.is_nn_module(cls)) or self.b.resolver.torch_layer(expr)
+        return self.b.scope.is_tensor(expr) or self.b.resolver.is_module_instance(expr)
 
     def makes_opaque_object(self, value: cst.BaseExpression | None) -> bool:
         return isinstance(value, cst.Call) and self.b.resolver.qualify(value.func) in self.k.opaque_object_factories
@@ -808,7 +801,7 @@ class CauseMatcher:
     def _failing_check(self, node: cst.Call, qual: str | None) -> bool:
         """`torch._check(cond, msg)` with `cond` known False: RuntimeError while tracing (the
         frame skipped unless a handler catches it); a compile error when `cond` reads sizes or
-        ints that are symbols (dynamic=True, mark_dynamic). Knowledge: check_functions."""
+        ints that are symbols (dynamic=True). Knowledge: check_functions."""
         if qual not in self.k.check_functions or not node.args or node.args[0].keyword or node.args[0].star:
             return False
         condition = node.args[0].value
@@ -835,7 +828,7 @@ class CauseMatcher:
     def _copied_kind(self, expr: cst.BaseExpression) -> str | None:
         if self.b.scope.is_tensor(expr):
             return "tensor"
-        if self._tensor_or_module(expr):
+        if self.b.resolver.is_module_instance(expr):
             return "module"
         kinds = self.b.builtin_kinds()
         builtin = kinds.of(expr)

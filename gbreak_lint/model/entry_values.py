@@ -284,7 +284,7 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
         return None
     return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories,
                          knowledge.shape_preserving | knowledge.self_returning_tensor_methods,
-                         knowledge.literal_tensor_factories)
+                         knowledge.data_tensor_factories)
 
 
 def _passed_instance(project, knowledge, module, value, local_values: dict, caller) -> Const | None:

@@ -825,15 +825,18 @@ class FrameBuilder:
             qual = self.resolver.qualify(call.func) if out is not None else None
             if out is None or qual is None or not qual.startswith("torch."):
                 continue
-            have, result = self.values.shape_of(out), self._result_shape(call, qual)
-            if have is not None and result is None and 0 in have and self._has_elements(call):
-                result = ()  # (an empty out tensor for the result of non-empty operands: resized)
+            have = self.values.shape_of(out)
+            result = self._result_shape(call, qual) if have is not None else None
+            if have is None:
+                continue
+            if result is not None and have != result:
+                sizes = f"{list(have)} for a result of {list(result)}"
+            elif result is None and 0 in have and self._has_elements(call):  # an empty out tensor: resized
                 sizes = f"{list(have)} for a result of non-empty operands"
             else:
-                sizes = f"{list(have)} for a result of {list(result)}" if have is not None and result is not None else ""
-            if have is not None and result is not None and have != result:
-                self.emit_break(self.causes.rule_for_check(CauseCheck.OUT_TENSOR_RESIZED), call, detail=sizes)
-                return
+                continue
+            self.emit_break(self.causes.rule_for_check(CauseCheck.OUT_TENSOR_RESIZED), call, detail=sizes)
+            return
 
     def _has_elements(self, call: cst.Call) -> bool:
         """Does a tensor operand of the call have a known size with elements (whatever the op
@@ -1646,9 +1649,7 @@ class FrameBuilder:
         """A tensor parameter the frame was given and has not rebound (a graph input when the
         frame is compiled, and still one inlined with a caller's input passed on), or a
         parameter or buffer of `self`."""
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            return self.causes.registered_tensor(expr.attr.value)
-        if isinstance(expr, cst.Attribute):
+        if isinstance(expr, cst.Attribute):  # `self.w`, `m.weight`, `self.block.w`
             return self._module_parameter(expr.value, expr.attr.value)
         if isinstance(expr, cst.Name) and expr.value in self.parameter_locals:
             return True
@@ -1670,8 +1671,7 @@ class FrameBuilder:
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute)) or any(a.star for a in it.args):
             return
         method, module = it.func.attr.value, it.func.value
-        cls = self.resolver.class_of(module)
-        if not (self.resolver.torch_layer(module) or cls is not None and self.resolver.is_nn_module(cls)):
+        if not self.resolver.is_module_instance(module):
             return
         if method in k.parameter_iterators and isinstance(node.target, cst.Name):
             self.parameter_locals.add(node.target.value)

@@ -413,7 +413,7 @@ class FrameValues:
             return self.shape_of(func.value, depth + 1)  # x.relu(), x.half() (a chain on a call: below)
         made = factory_shape(call, self.qualify, self.k.sized_tensor_factories,
                              self.k.shape_preserving | self.k.self_returning_tensor_methods,
-                             self.k.literal_tensor_factories)
+                             self.k.data_tensor_factories)
         if made is not None:
             return made
         if qual is not None:  # torch.sin(x), F.relu(x)

@@ -166,7 +166,7 @@ class Scope:
         for param in params:
             if param.kind == "double_star":  # the keywords no other parameter takes
                 named = {p.name for p in params if p.kind in ("positional", "keyword_only")}
-                extra = [k for k in passed if k not in named and k not in {p.name for p in positional}]
+                extra = [k for k in passed if k not in named]
                 known = tuple((k, v) for k in extra if (v := passed[k]) is not None)
                 self.locals[param.name] = Const(Keywords(tuple(extra), (), known))
                 continue

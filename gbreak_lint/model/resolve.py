@@ -388,6 +388,11 @@ class CallResolver:
     def is_nn_module(self, cls: ClassInfo) -> bool:
         return is_nn_module(self.project, self.k, cls)
 
+    def is_module_instance(self, expr: cst.BaseExpression) -> bool:
+        """An nn.Module instance: of a project module class, or a torch layer."""
+        cls = self.class_of(expr)
+        return (cls is not None and self.is_nn_module(cls)) or self.torch_layer(expr)
+
     def function_value(self, expr: cst.BaseExpression) -> FnValue | None:
         return self.callables.value(self._known_key(expr), self.module, self.function, self.bindings,
                                     self.local_functions)
@@ -668,15 +673,10 @@ def _call_nodes(expr: cst.CSTNode) -> list:
     return find_all(expr, (cst.Call,))
 
 
-# nn.Module methods iterating an instance's direct sub-modules, and those giving (name, module)
-_CHILDREN_METHODS = frozenset({"children"})
-_NAMED_CHILDREN_METHODS = frozenset({"named_children"})
-
-
 def _children_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`obj` of `obj.children()`."""
+    """`obj` of `obj.children()` (nn.Module's loop over its direct sub-modules)."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args \
-            and expr.func.attr.value in _CHILDREN_METHODS:
+            and expr.func.attr.value == "children":
         return expr.func.value
     return None
 
@@ -689,7 +689,7 @@ def _named_items(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
     method = iterable.func.attr.value
     if method == "items":
         return iterable.with_changes(func=iterable.func.with_changes(attr=cst.Name("values")))
-    if method in _NAMED_CHILDREN_METHODS:
+    if method == "named_children":
         return iterable.with_changes(func=iterable.func.with_changes(attr=cst.Name("children")))
     return None
 

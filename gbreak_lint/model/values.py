@@ -156,15 +156,14 @@ def broadcast(left: tuple[int, ...], right: tuple[int, ...]) -> tuple[int, ...] 
 
 
 def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
-                  keeps: frozenset = frozenset(), literal_factories: frozenset = frozenset()) -> tuple[int, ...] | None:
+                  keeps: frozenset = frozenset(), data_factories: frozenset = frozenset()) -> tuple[int, ...] | None:
     """`torch.randn(4, 4)` / `torch.zeros((2, 3))` (then `.half()` etc.): the size it makes;
-    `torch.tensor([[1, 2], [3, 4]])` (a `literal_factories` one): the size of its data.
+    `torch.tensor([[1, 2], [3, 4]])` (a `data_factories` one): the size of its data.
     `keeps`: the methods that keep a tensor's shape (not `.sum()`)."""
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call) \
             and qualify(call.func) is None and call.func.attr.value in keeps:
         call = call.func.value  # `torch.randn(2, 3).half()`: the method keeps the shape
-    if qualify(call.func) in literal_factories and qualify(call.func) in DATA_FACTORIES and call.args \
-            and call.args[0].keyword is None and not call.args[0].star:
+    if qualify(call.func) in data_factories and call.args and call.args[0].keyword is None and not call.args[0].star:
         return data_shape(call.args[0].value)
     if qualify(call.func) not in factories:
         return None
@@ -177,10 +176,6 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
     if not dims or any(type(d) is not int for d in dims):
         return None
     return tuple(d for d in dims if isinstance(d, int))
-
-
-# factories whose first argument is the data itself (`torch.LongTensor(3)` is a size, `arange` a range)
-DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
 def data_shape(data: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
