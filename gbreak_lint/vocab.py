@@ -120,6 +120,7 @@ class CauseCheck(Vocab):
     # a generator expression with a break inside, which Dynamo cannot rebuild to break at its consumer
     GENERATOR_REBUILD = "generator_rebuild"
     CLASS_DEFINITION = "class_definition"  # a `class` statement (Dynamo cannot trace __build_class__)
+    CLASS_BODY = "class_body"  # the body of a class defined in compiled code, compiled alone
     OPTIMIZER_METHOD = "optimizer_method"  # `opt.step()` / `opt.zero_grad()` on a torch.optim optimizer
     REQUIRES_GRAD_FACTORY = "requires_grad_factory"  # `torch.ones(3, requires_grad=True)`
     SEQUENCE_INDEXED_BY_TENSOR = "sequence_indexed_by_tensor"  # `xs[i]` of a list with `i` a tensor

@@ -125,3 +125,14 @@ def all_params(params: cst.Parameters) -> list[cst.Param]:
     """Every parameter a signature binds, `*args` and `**kwargs` included."""
     stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
     return [*params.posonly_params, *params.params, *params.kwonly_params, *stars]
+
+
+def own_names(node: cst.CSTNode) -> set[str]:
+    """Names read in `node` outside nested scopes; a nested def's decorators are read here."""
+    names = set()
+    for found in find_all(node, (cst.Name, cst.FunctionDef), skip=NESTED_SCOPES):
+        if isinstance(found, cst.Name):
+            names.add(found.value)
+        else:
+            names.update(name for dec in found.decorators for name in own_names(dec))
+    return names

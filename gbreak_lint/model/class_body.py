@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..index.project import ProjectIndex
+from ..walk import NESTED_SCOPES, all_params, find_all, own_names
 from .values import Const, literal
 
 
@@ -20,6 +21,34 @@ def class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]
             elif isinstance(small, cst.Assign):
                 out += [(t.target.value, small.value) for t in small.targets if isinstance(t.target, cst.Name)]
     return out
+
+
+def class_body_names(node: cst.ClassDef, annotations: bool) -> set[str]:
+    """The names a class body's own code holds: its statements', and of the definitions in it
+    what the body evaluates (decorators, defaults, a nested class's bases; annotations unless
+    `from __future__ import annotations` made them strings)."""
+    names: set[str] = set()
+    for found in find_all(node.body, (cst.Name, cst.FunctionDef, cst.ClassDef, cst.Annotation),
+                          skip=NESTED_SCOPES + (cst.Annotation,)):
+        if isinstance(found, cst.Name):
+            names.add(found.value)
+        elif isinstance(found, cst.Annotation):
+            names |= own_names(found) if annotations else set()
+        elif isinstance(found, cst.FunctionDef):
+            names |= _evaluated_at_definition(found, annotations)
+        else:
+            names |= {n for part in [*found.decorators, *found.bases, *found.keywords] for n in own_names(part)}
+    return names
+
+
+def _evaluated_at_definition(fn: cst.FunctionDef, annotations: bool) -> set[str]:
+    """Names a `def` evaluates where it stands: decorators, defaults, and annotations if evaluated."""
+    params = all_params(fn.params)
+    parts: list[cst.CSTNode] = [*fn.decorators, *(p.default for p in params if p.default is not None)]
+    if annotations:
+        parts += [p.annotation for p in params if p.annotation is not None]
+        parts += [fn.returns] if fn.returns is not None else []
+    return {n for part in parts for n in own_names(part)}
 
 
 class SymbolicNames:

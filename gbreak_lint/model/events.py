@@ -9,6 +9,7 @@ import libcst as cst
 from ..index.symbols import FunctionInfo, ModuleBody, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
+from .class_body import class_body_names
 from .class_members import missing_member
 from .causes import CauseMatcher
 from .indexing import IndexReads, slice_bounds
@@ -23,7 +24,7 @@ from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
 from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
-from ..walk import NESTED_SCOPES, children, find_all
+from ..walk import NESTED_SCOPES, children, find_all, own_names
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
@@ -1213,6 +1214,31 @@ class FrameBuilder:
         rule = self.causes.rule_for_check(CauseCheck.CLASS_DEFINITION)
         if rule is not None and self.causes.check_enabled(CauseCheck.CLASS_DEFINITION):
             self.emit_break(rule, node.name, detail=node.name.value)
+            self._class_body_frame(node)
+
+    def _class_body_frame(self, node: cst.ClassDef) -> None:
+        """Past the break, Python runs the class body as a frame of its own under Dynamo's
+        frame hook, which compiles it when its code names a global bound to torch
+        (has_tensor_in_frame) and stops at its first instruction, LOAD_NAME, which has no
+        handler (measured 2.13: GB0082, the body skipped)."""
+        rule = self.causes.rule_for_check(CauseCheck.CLASS_BODY)
+        if rule is None or not self.causes.check_enabled(CauseCheck.CLASS_BODY):
+            return
+        evaluated = self.module.imports.get("annotations") != "__future__.annotations"
+        if not any(self.env.project.is_torch_module_import(self.module, n)
+                   for n in class_body_names(node, annotations=evaluated)):
+            return
+        # the body's first instruction is on the first decorator's line, the code object's on
+        # the `class` line (measured 3.11)
+        span = self.span(node.decorators[0].decorator if node.decorators else node.name)
+        name = node.name.value
+        qualname = f"{self.function.qualname}.{name}.<body>"
+        first = Event(EventKind.BREAK, span, (), rule=rule.code, break_kind=rule.break_kind,
+                      gb_code=rule.gb_code, detail="LOAD_NAME")
+        key = FrameKey(f"{qualname}@{span.line}")
+        self.env.register_synthetic(FrameInfo(key, name, qualname, str(self.parsed.path), self.line(node.name),
+                                              (first,), uses_torch=True))
+        self.emit(EventKind.CALL, node.name, target=key, mode=CallMode.WRAPPED)
 
     # -- expressions -----------------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> None:
@@ -1770,8 +1796,8 @@ def _names_read(node: cst.CSTNode, skip_first_iter: bool = False) -> set[str]:
             parts += [c.test for c in comp_for.ifs]
             targets |= _names_read(comp_for.target)
             comp_for = comp_for.inner_for_in
-        return {name for part in parts for name in _own_names(part)} - targets
-    return _own_names(node)
+        return {name for part in parts for name in own_names(part)} - targets
+    return own_names(node)
 
 
 def _constant_string(expr: cst.BaseExpression) -> bool:
@@ -1819,17 +1845,6 @@ def _dict_items_key(loop: cst.For) -> cst.BaseExpression | None:
 def _bound_in_module(module, name: str) -> bool:
     """Bound by a module-level statement (or a builtin, which Dynamo finds in the frame's builtins)."""
     return bound_at_top(module, name) or name in BUILTIN_NAMES
-
-
-def _own_names(node: cst.CSTNode) -> set[str]:
-    """Names read in `node` outside nested scopes; a nested def's decorators are read here."""
-    names = set()
-    for found in find_all(node, (cst.Name, cst.FunctionDef), skip=NESTED_SCOPES):
-        if isinstance(found, cst.Name):
-            names.add(found.value)
-        else:
-            names.update(name for dec in found.decorators for name in _own_names(dec))
-    return names
 
 
 # the config switch that makes `.item()` a symbolic value in the graph instead of a break
