@@ -149,6 +149,7 @@ class CauseCheck(Vocab):
     HOP_NEW_ATTRIBUTE = "hop_new_attribute"  # a higher-order op's body adding a non-tensor attribute outside (GB0088)
     # a higher-order op's body leaving an outside object's attribute set (GB4413, at the op)
     HOP_ATTRIBUTE_LEFT_SET = "hop_attribute_left_set"
+    HOP_INPUT_FAULT = "hop_input_fault"  # a strict higher-order op's body mutating or returning an input
     TENSOR_CONTAINS = "tensor_contains"  # `v in t` on a tensor: Tensor.__contains__ calls .item() (GB0124)
     SORT_NON_CONSTANT_KEYS = "sort_non_constant_keys"  # sorted()/list.sort() with tensor or object keys (GB0207)
     NONSTRICT_TRACE_IN_REGION = "nonstrict_trace_in_region"  # nonstrict_trace applied to a function the region defines (GB0078)

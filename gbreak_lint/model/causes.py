@@ -15,6 +15,7 @@ from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, children, find_all
 from .attributes import getattr_override, property_getter, setattr_override
 from .built_objects import attribute_shapes, tensor_attributes
+from . import hop_inputs
 from .callables import context_wrapped, nonrecursive
 from .frame_values import constant_display, free_names
 from .held_objects import HeldValues
@@ -126,8 +127,11 @@ class CauseMatcher:
         if qual is None and inner is not None:
             qual = b.resolver.qualify(inner)  # `torch.no_grad()(skipped_fn)(x)` calls skipped_fn
         if self.env.skips(qual) and self.check_enabled(CauseCheck.DISALLOWED_CALL):
-            b.emit_break(self.rule_for_check(CauseCheck.DISALLOWED_CALL), node, detail=qual)
+            rule = self.rule_for_check(CauseCheck.DISALLOWED_CALL)
+            b.emit_break(rule, node, detail=qual, gb_code=self._skipped_code(rule, qual))
             self._run_by_skipped(node)
+            return
+        if qual is None and self._skipped_method(node):
             return
         if self._disabled_instance(node):
             return
@@ -557,6 +561,26 @@ class CauseMatcher:
                 and self.passed_iterator(func.value):
             return func.attr.value
         return None
+
+    def _skipped_method(self, node: cst.Call) -> bool:
+        """`case.assertEqual(a, b)` of `case = unittest.TestCase()`: a method of an object whose
+        class lives where Dynamo skips, which it will not inline (measured 2.13: GB0008
+        "Attempted to inline function marked as skipped", resumed)."""
+        if not isinstance(node.func, cst.Attribute) or not self.check_enabled(CauseCheck.DISALLOWED_CALL):
+            return False
+        cls = self.b.resolver.library_class_of(node.func.value)
+        method = f"{cls}.{node.func.attr.value}" if cls is not None else None
+        if not self.env.skips(method):
+            return False
+        rule = self.rule_for_check(CauseCheck.DISALLOWED_CALL)
+        self.b.emit_break(rule, node, detail=method, gb_code=rule.gb_code_when.get("skipped_method", rule.gb_code))
+        return True
+
+    def _skipped_code(self, rule, qual: str) -> str | None:
+        """A library class where Dynamo skips (`unittest.TestCase()`): its `__init__` is a
+        method Dynamo will not inline (measured 2.13: GB0008, not a skipped call's GB0007)."""
+        library_class = qual.rpartition(".")[2][:1].isupper() and self.env.project.klass(qual) is None
+        return rule.gb_code_when.get("skipped_method", rule.gb_code) if library_class else rule.gb_code
 
     def _gb_code(self, rule, node: cst.Call) -> str | None:
         """Some causes have a different Dynamo code by operand (declared in the rule)."""
@@ -1759,10 +1783,10 @@ class CauseMatcher:
         if qual in self.k.strict_higher_order_functions:
             traced = (call_argument(node, name, position)
                       for name, position in self.k.strict_higher_order_functions[qual].items())
-            return self._hop_call(node, [fn for fn in traced if fn is not None], CallMode.STRICT_HOP)
+            return self._hop_call(node, [fn for fn in traced if fn is not None], CallMode.STRICT_HOP, op=qual)
         return False
 
-    def _hop_call(self, node: cst.Call, fns, mode: str, checked: bool = True) -> bool:
+    def _hop_call(self, node: cst.Call, fns, mode: str, checked: bool = True, op: str | None = None) -> bool:
         """The op's functions are traced as its bodies, inside this frame's trace; checkpoint
         passes its first argument on as a tensor, the strict ops every operand. `checked`:
         Dynamo checks the bodies for side effects."""
@@ -1771,11 +1795,25 @@ class CauseMatcher:
         if self._attribute_left_set(bodies):  # the op fails as a whole: the call runs eagerly
             self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node, mode=mode)
             return True
+        fault = self._input_fault(op, bodies)
+        if fault:  # the op fails as a whole: a compile error at the call
+            rule = self.rule_for_check(CauseCheck.HOP_INPUT_FAULT)
+            self.b.emit_break(rule, node, mode=mode, detail=hop_inputs.SAID[fault],
+                              gb_code=rule.gb_code_when.get(fault, rule.gb_code))
+            return True
         for key in keys:
             self.b.emit(EventKind.CALL, node, target=key, mode=mode)
         if not keys:
             self.b.emit(EventKind.OP, node)
         return True
+
+    def _input_fault(self, op: str | None, bodies: list[FrameInfo]) -> str:
+        """The first body's mutation or aliasing of its inputs (model/hop_inputs), for an op
+        that checks them: some always, cond and while_loop while grad is on."""
+        checks = op in self.k.hop_input_checks_always or op in self.k.hop_input_checks_with_grad and not self.grad_off()
+        if not checks or not self.check_enabled(CauseCheck.HOP_INPUT_FAULT):
+            return ""
+        return next((info.hop_input_fault for info in bodies if info.hop_input_fault), "")
 
     def _attribute_left_set(self, bodies: list[FrameInfo]) -> bool:
         """Does Dynamo find, when the op's bodies end, an outside attribute not put back

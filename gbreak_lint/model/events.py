@@ -12,6 +12,7 @@ from .builtin_kinds import BuiltinKinds
 from .class_body import class_body_names
 from .class_members import missing_member
 from .causes import CauseMatcher
+from .hop_inputs import HopInputs
 from .indexing import IndexReads, slice_bounds
 from .outputs import FrameOutputs
 from .check_messages import message_argument, unconvertible_message
@@ -168,7 +169,7 @@ class FrameBuilder:
             self.expr(body)
             return FrameInfo(self.key, "<lambda>", self.key.qualname, str(self.parsed.path), self.source.line,
                              tuple(self.events), returns_tensor=self.scope.is_tensor(body),
-                             uses_torch=self._uses_torch(body))
+                             uses_torch=self._uses_torch(body), hop_input_fault=self._hop_input_fault(body))
         fn = self.source
         self.block(fn.node.body)
         uses_torch = self._uses_torch(fn.node.body)
@@ -183,7 +184,15 @@ class FrameBuilder:
                          returns_unrebuildable=self.outputs.returned, eager_only=self.key.traced_hook,
                          decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
-                         closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn))
+                         closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn),
+                         hop_input_fault=self._hop_input_fault(fn.node.body))
+
+    def _hop_input_fault(self, body) -> str:
+        """See hop_inputs: only a higher-order op's body is asked."""
+        if not self.key.hop_body:
+            return ""
+        return HopInputs(self.env.knowledge, self.resolver.qualify, frozenset(self.key.tensor_params),
+                         self.scope.is_tensor).fault(body)
 
     def _sets_own_object(self, node: cst.BaseSmallStatement) -> bool:
         """`b = Box(); b.val = 1` in a higher-order op's body: an attribute of an object the

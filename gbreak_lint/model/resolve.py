@@ -51,6 +51,7 @@ class CallResolver:
         self.callables = Callables(project, knowledge)
         self.local_functions: dict[str, FnValue] = {}  # locals bound to function values
         self.local_types: dict[str, str] = {}  # local name -> project class qualname
+        self.local_library_types: dict[str, str] = {}  # local name -> library class it was made by
         self.local_layers: set[str] = set()  # locals bound to a torch module built here (`nn.Linear(...)`)
         self.many: set[str] = set()  # locals bound to each element of a module container
         # a lambda's frame: its parameters (other names are the function's it is written in)
@@ -109,6 +110,29 @@ class CallResolver:
             holder, value = found
             return self._instantiated_in(value, holder) or self._inferred(value, holder, expr.attr.value)
         return None
+
+    def library_class_of(self, expr: cst.BaseExpression) -> str | None:
+        """The library class (qualified name) an instance was made by: a local, a name the
+        enclosing function or the module binds once to `unittest.TestCase()`; None if unknown."""
+        if not isinstance(expr, cst.Name):
+            return None
+        if expr.value in self.local_library_types:
+            return self.local_library_types[expr.value]
+        enclosing = self.enclosing_value(expr.value)
+        if enclosing is not None:
+            return self._library_class_made(enclosing[1], self.module, enclosing[0])
+        value = self.module.values.get(expr.value) if expr.value not in self.module.reassigned else None
+        return self._library_class_made(value, self.module, None)
+
+    def _library_class_made(self, value: cst.BaseExpression | None, module, scope) -> str | None:
+        """`unittest.TestCase()`: the called name, when it is a class outside the project (a
+        capitalized last component, as classes are named)."""
+        if not isinstance(value, cst.Call):
+            return None
+        qual = self.project.qualify(value.func, module, scope)
+        if qual is None or self.project.klass(qual) is not None or self.project.function(qual) is not None:
+            return None
+        return qual if qual.rpartition(".")[2][:1].isupper() else None
 
     def enclosing_value(self, name: str, receiver: bool = False) -> tuple[FunctionInfo, cst.BaseExpression] | None:
         """What a free name of this code holds, assigned once by the function around it
@@ -424,6 +448,11 @@ class CallResolver:
                 self.local_types[target.value] = cls.qualname
             else:
                 self.local_types.pop(target.value, None)
+            library = self._library_class_made(value, self.module, self.function)
+            if library is not None:
+                self.local_library_types[target.value] = library
+            else:
+                self.local_library_types.pop(target.value, None)
             is_layer = isinstance(value, cst.Call) and self._torch_module_call(value, self.module)
             (self.local_layers.add if is_layer else self.local_layers.discard)(target.value)
 
