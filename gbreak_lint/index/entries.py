@@ -18,6 +18,7 @@ from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_b
 from ..walk import walk
 
 MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
+EXPORT_HOW = "torch._dynamo.export"  # an entry's `how` when torch._dynamo.export compiles it
 REORDERABLE = "reorderable:"  # config flag prefix: a logging function Dynamo may reorder
 REORDERABLE_CONFIG = "reorderable_logging_functions"
 
@@ -290,6 +291,8 @@ class _EntryFinder(cst.CSTVisitor):
                                  "torch._dynamo.optimize")
         elif qual in self.k.explain_functions and node.args and node.args[0].keyword is None:
             self._compiled_value(node.args[0].value, node, False, "torch._dynamo.explain")
+        elif qual in self.k.strict_export and node.args and node.args[0].keyword is None:
+            self._compiled_value(node.args[0].value, node, True, EXPORT_HOW)
         elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
                 and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
             self._compiled_value(node.args[0].value, node, self.fullgraph(func), "torch.compile")
@@ -312,15 +315,30 @@ class _EntryFinder(cst.CSTVisitor):
                 self.wrapped.append(WrappedCompile(self.module.path, self.module.parsed.span(node), qual))
 
     def _config_patch(self, node: cst.Call) -> None:
-        """`@torch._dynamo.config.patch(capture_scalar_outputs=True)` / `with ...patch(...)`:
+        """`@torch._dynamo.config.patch(capture_scalar_outputs=True)` / `with ...patch(...)`,
+        and unittest's `patch.object(torch._dynamo.config, "capture_scalar_outputs", True)`:
         the flag is on while Dynamo traces what runs under it."""
-        if self.qualify(node.func) not in self.k.config_patch:
+        qual = self.qualify(node.func)
+        if qual in self.k.mock_patch_object:
+            settings = self._mock_patched(node)
+        elif qual in self.k.config_patch:
+            settings = _patched_settings(node)
+        else:
             return
-        for name, value in _patched_settings(node):
+        for name, value in settings:
             if name == REORDERABLE_CONFIG:
                 self._reorderable_set(value, node)  # `patch(reorderable_logging_functions={print})`
             if name in self.k.config_flags and isinstance(value, cst.Name) and value.value in ("True", "False"):
                 self.configs.append(ConfigSet(name, value.value == "True", self.module.path, self.line(node)))
+
+    def _mock_patched(self, node: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
+        """(flag, value) of `patch.object(<a Dynamo config module>, "flag", value)`."""
+        positional = [a.value for a in node.args if a.keyword is None]
+        if len(positional) != 3 or self.qualify(positional[0]) not in self.k.config_prefixes \
+                or not isinstance(positional[1], cst.SimpleString):
+            return []
+        name = positional[1].evaluated_value
+        return [(name, positional[2])] if isinstance(name, str) else []
 
     def _reorderable_set(self, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         """The functions a set (or list, tuple) display names become reorderable."""
@@ -553,10 +571,10 @@ class EntryFacts:
 
 # `x.compile(` / `@torch.compile` / `optimize(`: the text of every compile entry point.
 COMPILE_SYNTAX = re.compile(r"(?P<at>@\s*)?(?<![\w.])(?P<chain>(?:[A-Za-z_]\w*\s*\.\s*)*)"
-                            r"(?P<name>compile|optimize|optimize_assert|explain)\b(?P<call>\s*\()?")
+                            r"(?P<name>compile|optimize|optimize_assert|explain|export)\b(?P<call>\s*\()?")
 
 
-COMPILE_WORD = re.compile(r"(?:compile|optimize|optimize_assert|explain)\b")
+COMPILE_WORD = re.compile(r"(?:compile|optimize|optimize_assert|explain|export)\b")
 SPACES = re.compile(r"\s*")
 
 
@@ -585,10 +603,10 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
     Dynamo config flag assignment, or `reorderable_logging_functions`. Walking is the costly
     part of a library scan; most modules mention `compile` only through `re`."""
     text = module.parsed.text
-    if "reorderable_logging_functions" in text or ".patch(" in text:
+    if "reorderable_logging_functions" in text or ".patch(" in text or "patch.object(" in text:
         return True
     compilers = knowledge.compile_functions | knowledge.legacy_optimize | knowledge.strict_optimize \
-        | knowledge.explain_functions
+        | knowledge.explain_functions | knowledge.strict_export
     if any(target in compilers for target in module.imports.values()):
         return True  # `from torch import compile as tc`: the calls need not say "compile"
     if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):

@@ -40,14 +40,15 @@ def sets_config(text: str, knowledge) -> bool:
     """Can this module switch a Dynamo config flag for its program (`torch._dynamo.config.x =
     ...`, `config.patch(...)`, `reorderable_logging_functions`)? A cheap text test, a superset
     of what the index finds."""
-    if ".patch(" in text or "reorderable_logging_functions" in text:
+    if ".patch(" in text or "patch.object(" in text or "reorderable_logging_functions" in text:
         return True
     return any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text)
 
 
 def mentions_compile(text: str) -> bool:
     # the literal test first: the pattern has no literal prefix for the regex engine to skip by
-    return ("compile" in text or "optimize" in text) and COMPILE_WORD.search(text) is not None
+    return any(word in text for word in ("compile", "optimize", "explain", "export")) \
+        and COMPILE_WORD.search(text) is not None
 
 
 @dataclass(frozen=True)

@@ -683,6 +683,7 @@ class FrameBuilder:
             return
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
+            self._index_parts(target)
             self.values.store_item(target, value)
             if self.index_reads.store(target):
                 return
@@ -1285,11 +1286,7 @@ class FrameBuilder:
             self.causes.attribute_read(node)
         elif isinstance(node, cst.Subscript):
             self.expr(node.value)
-            for el in node.slice:
-                if isinstance(el.slice, cst.Index):
-                    self.expr(el.slice.value)
-                for bound in slice_bounds(el):
-                    self.expr(bound)
+            self._index_parts(node)
             self.subscript(node)
             self.causes.operator_dunder(node)
         else:
@@ -1308,6 +1305,14 @@ class FrameBuilder:
                 self.emit_break(self.causes.rule_for_check(CauseCheck.TENSOR_CONTAINS), node, detail=operator)
             elif isinstance(node, (cst.BinaryOperation, cst.Comparison)):
                 self.causes.operator_dunder(node)
+
+    def _index_parts(self, node: cst.Subscript) -> None:
+        """The indexes and slice bounds, evaluated before the item is read or stored."""
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index):
+                self.expr(el.slice.value)
+            for bound in slice_bounds(el):
+                self.expr(bound)
 
     def star_tuple(self, expr: cst.BaseExpression) -> bool:
         """The frame's `*args` (or `list(args)` / `tuple(args)` of it): a tuple holding

@@ -38,7 +38,7 @@ class IndexReads:
 
     def store(self, node: cst.Subscript) -> bool:
         """Emit the break storing into `node` makes, if any (True then)."""
-        return self.sequence_by_tensor(node) or self.by_scalar_tensor(node)
+        return self.sequence_by_tensor(node) or self._sliced_by_tensor(node) or self.by_scalar_tensor(node)
 
     def assign(self, target: cst.Name, value: cst.BaseExpression) -> None:
         (self.slices.add if self._tensor_slice(value) else self.slices.discard)(target.value)
@@ -88,10 +88,11 @@ class IndexReads:
         return True
 
     def _sliced_by_tensor(self, node: cst.Subscript) -> bool:
-        """`x[:n]`, `xs[a:b]`, `x[s]` with `s = slice(a, b)`, a bound being a tensor (of a tensor
-        or a list alike)."""
-        held = any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
-                   and el.slice.value.value in self.slices for el in node.slice)
+        """`x[:n]`, `xs[a:b]`, `x[s]` with `s = slice(a, b)` or `x[slice(a, b)]`, a bound being a
+        tensor (of a tensor or a list alike; the call breaks first, then the subscript in the
+        function resuming after it)."""
+        held = any(isinstance(part, cst.Name) and part.value in self.slices or self._tensor_slice(part)
+                   for part in _index_values(node))
         if not (held or any(self._tensor_bound(b) for el in node.slice for b in slice_bounds(el))) \
                 or not self.b.causes.check_enabled(CauseCheck.TENSOR_SLICE_BOUND):
             return False
@@ -143,6 +144,14 @@ class IndexReads:
     def _emit(self, check: CauseCheck, node: cst.CSTNode, shown: cst.CSTNode, **fields) -> None:
         causes = self.b.causes
         self.b.emit_break(causes.rule_for_check(check), node, detail=cst.Module([]).code_for_node(shown), **fields)
+
+
+def _index_values(node: cst.Subscript) -> list[cst.BaseExpression]:
+    """The index expressions, a parenthesized tuple's items one by one (`x[(3, s)]` is `x[3, s]`)."""
+    values = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+    if len(values) == 1 and isinstance(values[0], cst.Tuple):
+        return [item.value for item in values[0].elements]
+    return values
 
 
 def slice_bounds(element: cst.SubscriptElement) -> list[cst.BaseExpression]:

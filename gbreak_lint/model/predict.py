@@ -11,7 +11,7 @@ import libcst as cst
 from ..catalog import Catalog
 from ..diagnostics import ChainLink, FileError, Span
 from ..index import internal_error
-from ..index.entries import ConfigSet, EntryPoint, WrappedCompile, entry_function
+from ..index.entries import EXPORT_HOW, ConfigSet, EntryPoint, WrappedCompile, entry_function
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
@@ -446,7 +446,10 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
                 if variant.observe_only:
                     tracer.observe_entry(variant.key)
                     continue
-                tracer.compile_entry(variant.key, entry.function, entry.fullgraph, variant.strict)
+                if entry.how.startswith(EXPORT_HOW):
+                    tracer.compile_apart(variant.key, entry.function, entry.fullgraph)
+                else:
+                    tracer.compile_entry(variant.key, entry.function, entry.fullgraph, variant.strict)
         except RecursionError:
             errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
         except Exception as err:  # noqa: BLE001

@@ -151,6 +151,19 @@ class Tracer:
             self.compiled.pop(key.qualname, None)
             self.values_seen.pop(key.qualname, None)
 
+    def compile_apart(self, key: FrameKey, entry: str, fullgraph: bool) -> None:
+        """`torch._dynamo.export(f)`: a compile of its own backend, so the frames compiled for
+        other calls do not serve it (measured 2.13: a break met before is traced again), and
+        what it compiles serves no other call."""
+        compiled = {name: set(seen) for name, seen in self.compiled.items()}
+        values_seen = {name: set(seen) for name, seen in self.values_seen.items()}
+        self.compiled.clear()
+        self.values_seen.clear()
+        try:
+            self.compile_entry(key, entry, fullgraph)
+        finally:
+            self.compiled, self.values_seen = compiled, values_seen
+
     def observe_entry(self, key: FrameKey) -> None:
         """A call run eagerly under set_stance("eager_then_compile"): Dynamo records its values
         (frame state) without compiling; the first compile makes the numbers that changed since
