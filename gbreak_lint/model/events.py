@@ -140,6 +140,7 @@ class FrameBuilder:
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
         self.opaque_objects: set[str] = set()  # names holding an object Dynamo cannot trace (`open()`)
         self.profilers: set[str] = set()  # names a `with torch.profiler.profile() as p` bound
+        self.tensor_reads = 0  # tensor-valued names read so far (Event.tensor_reads)
 
     # -- entry -----------------------------------------------------------------------
     def build(self) -> FrameInfo:
@@ -518,7 +519,8 @@ class FrameBuilder:
                 self.unrebuildable_held[len(self.events)] = held
             if self.generators:
                 self.generators_held[len(self.events)] = dict(self.generators)
-        self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx), **fields))
+        self.events.append(Event(kind=kind, span=self.span(node), ctx=tuple(self.ctx),
+                                 tensor_reads=self.tensor_reads, **fields))
 
     def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
         fields.setdefault("break_kind", rule.break_kind)
@@ -1252,6 +1254,8 @@ class FrameBuilder:
 
     # -- expressions -----------------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Name) and self.scope.is_tensor(node):
+            self.tensor_reads += 1
         if isinstance(node, cst.Call):
             self.call(node)
         elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):

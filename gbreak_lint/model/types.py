@@ -126,6 +126,9 @@ class Event:
     # a break only where a local is a graph input: in a resume function starting at or after
     # this event index, where the local was made (`a.unsqueeze_(2)` after a break); -1: always
     input_from: int = -1
+    # tensor-valued names the frame has read so far, this event's own expression included: a
+    # read wraps the tensor, so Dynamo guards on its sizes (see Tracer._reads_tensors)
+    tensor_reads: int = 0
 
     @property
     def line(self) -> int:
