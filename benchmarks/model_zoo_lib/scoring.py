@@ -72,7 +72,8 @@ class Linter:
             else:
                 result = json.loads(done.stdout)
         result["seconds"] = round(time.time() - t0, 1)
-        cache.write_text(json.dumps(result))
+        if result.get("error") != "lint timeout":  # a busy machine's timeout is no result: try again next run
+            cache.write_text(json.dumps(result))
         return result
 
 

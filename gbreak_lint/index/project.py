@@ -294,6 +294,12 @@ class ProjectIndex:
             return True
         return target.rsplit(".", 1)[-1] in TORCH_SUBMODULES
 
+    def is_frame_trigger_global(self, module: ModuleIndex, name: str) -> bool:
+        """A global that makes Dynamo compile the code naming it (convert_frame.has_tensor_in_frame):
+        a torch module, or the numpy module itself (trace_numpy is on by default)."""
+        return self.is_torch_module_import(module, name) \
+            or name in module.module_imports and module.imports.get(name) == "numpy"
+
     # -- instances -------------------------------------------------------------------
     def classes_bound(self, module: ModuleIndex, name: str) -> list[ClassInfo]:
         """The project classes a name of the module is built from: its one module-level value,

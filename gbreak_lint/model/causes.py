@@ -379,8 +379,9 @@ class CauseMatcher:
         """The frame of a lambda written in this frame's function (Dynamo inlines it like any
         function), registered so it can be built."""
         b = self.b
-        line = b.line(lam)
-        key = FrameKey(f"{b.module.name}.<lambda>@{line}{label}", tensors, **facts)
+        span = b.span(lam)
+        line = span.line  # (and the column: `while_loop(lambda c, t: ..., lambda c, t: ...)`)
+        key = FrameKey(f"{b.module.name}.<lambda>@{line}:{span.column}{label}", tensors, **facts)
         self.env.register_expression_frame(key, LambdaBody(lam, b.function, line), b.module)
         return key
 
@@ -573,13 +574,16 @@ class CauseMatcher:
         if not self.env.skips(method):
             return False
         rule = self.rule_for_check(CauseCheck.DISALLOWED_CALL)
-        self.b.emit_break(rule, node, detail=method, gb_code=rule.gb_code_when.get("skipped_method", rule.gb_code))
+        # a mock's attributes come from its `__getattr__`, which breaks at LOAD_ATTR: no resuming
+        how = {"break_kind": BreakKind.INSTRUCTION} if cls in self.k.skipped_classes_with_new else {}
+        self.b.emit_break(rule, node, detail=method, gb_code=rule.gb_code_when.get("skipped_method", rule.gb_code), **how)
         return True
 
     def _skipped_code(self, rule, qual: str) -> str | None:
         """A library class where Dynamo skips (`unittest.TestCase()`): its `__init__` is a
         method Dynamo will not inline (measured 2.13: GB0008, not a skipped call's GB0007)."""
-        library_class = qual.rpartition(".")[2][:1].isupper() and self.env.project.klass(qual) is None
+        library_class = qual.rpartition(".")[2][:1].isupper() and self.env.project.klass(qual) is None \
+            and qual not in self.k.skipped_classes_with_new
         return rule.gb_code_when.get("skipped_method", rule.gb_code) if library_class else rule.gb_code
 
     def _gb_code(self, rule, node: cst.Call) -> str | None:
@@ -1808,12 +1812,15 @@ class CauseMatcher:
         return True
 
     def _input_fault(self, op: str | None, bodies: list[FrameInfo]) -> str:
-        """The first body's mutation or aliasing of its inputs (model/hop_inputs), for an op
-        that checks them: some always, cond and while_loop while grad is on."""
-        checks = op in self.k.hop_input_checks_always or op in self.k.hop_input_checks_with_grad and not self.grad_off()
-        if not checks or not self.check_enabled(CauseCheck.HOP_INPUT_FAULT):
+        """The first fault Dynamo meets checking the bodies in order, mutation before aliasing
+        (model/hop_inputs): map and scan check both always, while_loop aliasing always and
+        mutation while grad is on, cond both while grad is on (measured 2.13)."""
+        if op is None or not self.check_enabled(CauseCheck.HOP_INPUT_FAULT):
             return ""
-        return next((info.hop_input_fault for info in bodies if info.hop_input_fault), "")
+        k, grad_on = self.k, not self.grad_off()
+        checked = {hop_inputs.MUTATION: op in k.hop_mutation_checks or grad_on and op in k.hop_mutation_checks_with_grad,
+                   hop_inputs.ALIASING: op in k.hop_aliasing_checks or grad_on and op in k.hop_aliasing_checks_with_grad}
+        return next((fault for info in bodies for fault in info.hop_input_faults if checked[fault]), "")
 
     def _attribute_left_set(self, bodies: list[FrameInfo]) -> bool:
         """Does Dynamo find, when the op's bodies end, an outside attribute not put back

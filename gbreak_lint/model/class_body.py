@@ -23,15 +23,20 @@ def class_body_values(node: cst.ClassDef) -> list[tuple[str, cst.BaseExpression]
     return out
 
 
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
 def class_body_names(node: cst.ClassDef, annotations: bool) -> set[str]:
     """The names a class body's own code holds: its statements', and of the definitions in it
-    what the body evaluates (decorators, defaults, a nested class's bases; annotations unless
-    `from __future__ import annotations` made them strings)."""
+    what the body evaluates (decorators, defaults, a nested class's bases, a comprehension's
+    first iterable; annotations unless `from __future__ import annotations` made them strings)."""
     names: set[str] = set()
-    for found in find_all(node.body, (cst.Name, cst.FunctionDef, cst.ClassDef, cst.Annotation),
-                          skip=NESTED_SCOPES + (cst.Annotation,)):
+    for found in find_all(node.body, (cst.Name, cst.FunctionDef, cst.ClassDef, cst.Annotation) + _COMPREHENSIONS,
+                          skip=NESTED_SCOPES + (cst.Annotation,) + _COMPREHENSIONS):
         if isinstance(found, cst.Name):
             names.add(found.value)
+        elif isinstance(found, _COMPREHENSIONS):  # its own code; the body evaluates its first iterable
+            names |= own_names(found.for_in.iter)
         elif isinstance(found, cst.Annotation):
             names |= own_names(found) if annotations else set()
         elif isinstance(found, cst.FunctionDef):

@@ -170,7 +170,7 @@ class FrameBuilder:
             self.expr(body)
             return FrameInfo(self.key, "<lambda>", self.key.qualname, str(self.parsed.path), self.source.line,
                              tuple(self.events), returns_tensor=self.scope.is_tensor(body),
-                             uses_torch=self._uses_torch(body), hop_input_fault=self._hop_input_fault(body))
+                             uses_torch=self._uses_torch(body), hop_input_faults=self._hop_input_faults(body))
         fn = self.source
         self.block(fn.node.body)
         uses_torch = self._uses_torch(fn.node.body)
@@ -186,14 +186,14 @@ class FrameBuilder:
                          decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn),
-                         hop_input_fault=self._hop_input_fault(fn.node.body))
+                         hop_input_faults=self._hop_input_faults(fn.node.body))
 
-    def _hop_input_fault(self, body) -> str:
+    def _hop_input_faults(self, body) -> tuple[str, ...]:
         """See hop_inputs: only a higher-order op's body is asked."""
         if not self.key.hop_body:
-            return ""
+            return ()
         return HopInputs(self.env.knowledge, self.resolver.qualify, frozenset(self.key.tensor_params),
-                         self.scope.is_tensor).fault(body)
+                         self.scope.is_tensor).faults(body)
 
     def _sets_own_object(self, node: cst.BaseSmallStatement) -> bool:
         """`b = Box(); b.val = 1` in a higher-order op's body: an attribute of an object the
@@ -1237,7 +1237,7 @@ class FrameBuilder:
         if rule is None or not self.causes.check_enabled(CauseCheck.CLASS_BODY):
             return
         evaluated = self.module.imports.get("annotations") != "__future__.annotations"
-        if not any(self.env.project.is_torch_module_import(self.module, n)
+        if not any(self.env.project.is_frame_trigger_global(self.module, n)
                    for n in class_body_names(node, annotations=evaluated)):
             return
         # the body's first instruction is on the first decorator's line, the code object's on
@@ -1616,7 +1616,7 @@ class FrameBuilder:
     def _uses_torch(self, node, skip_first_iter: bool = False) -> bool:
         """Does the code read a global bound to a torch module (Dynamo's has_tensor_in_frame)?"""
         return self.env.node_memo(f"uses_torch:{skip_first_iter}", node, lambda: any(
-            self.env.project.is_torch_module_import(self.module, n)
+            self.env.project.is_frame_trigger_global(self.module, n)
             for n in self._names_read(node, skip_first_iter)))
 
     # -- callbacks for tensor inference ------------------------------------------------

@@ -10,6 +10,7 @@ fullgraph. Mutation is checked first.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
 import libcst as cst
@@ -24,6 +25,11 @@ SAID = {MUTATION: "changes an input in place", ALIASING: "returns an input, a vi
 _METADATA_METHODS = frozenset({"requires_grad_", "retain_grad", "share_memory_"})
 
 
+# what a tensor expression shares storage with: an input of the body (`x`, a view of it), a
+# tensor it closes over, or one of its own locals (named, for outputs returned twice)
+INPUT, FREE, LOCAL = "input", "free", "local"
+
+
 class HopInputs:
     """Reads one body: `params` are its inputs, `is_tensor` tells which other names hold a
     tensor (a closed-over one is an input too)."""
@@ -32,18 +38,24 @@ class HopInputs:
                  params: frozenset[str], is_tensor: Callable[[cst.Name], bool]):
         self.k, self.qualify, self.params, self.is_tensor = knowledge, qualify, params, is_tensor
         self.bound: dict[str, cst.BaseExpression] = {}  # locals assigned once: name -> value
-        self.locals: frozenset[str] = frozenset()
+        self.rebound: frozenset[str] = frozenset()  # names the body binds (an in-place `+=` keeps the tensor)
 
-    def fault(self, body: cst.BaseSuite | cst.BaseExpression) -> str:
+    def faults(self, body: cst.BaseSuite | cst.BaseExpression) -> tuple[str, ...]:
+        """The body's faults, in the order Dynamo checks them (mutation first)."""
         statements = find_all(body, (cst.Assign, cst.AugAssign, cst.Call, cst.Return), skip=NESTED_SCOPES)
         self.bound = _single_assignments(body, statements)
-        self.locals = frozenset(binding_counts(body))
-        if any(self._mutates(node) for node in statements):
-            return MUTATION
+        augmented = Counter(s.target.value for s in statements
+                            if isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Name))
+        self.rebound = frozenset(n for n, count in binding_counts(body).items() if count > augmented[n])
         returned = [s.value for s in statements if isinstance(s, cst.Return) and s.value is not None]
         if isinstance(body, cst.BaseExpression):  # a lambda's body is what it returns
             returned = [body]
-        return ALIASING if any(self._aliases(value) for value in returned) else ""
+        found = []
+        if any(self._mutates(node) for node in statements):
+            found.append(MUTATION)
+        if any(self._aliases(value) for value in returned):
+            found.append(ALIASING)
+        return tuple(found)
 
     # -- mutation ----------------------------------------------------------------------
     def _mutates(self, node: cst.CSTNode) -> bool:
@@ -61,26 +73,33 @@ class HopInputs:
         """An input of the body or a view of one (`x`, `x[0]`, `x.view(-1)`), or a tensor it
         closes over."""
         root = self._root(expr)
-        return root in self.params or root is not None and root not in self.locals \
-            and self.is_tensor(cst.Name(root))
+        return root is not None and (root[0] == INPUT or root[0] == FREE and self.is_tensor(cst.Name(root[1])))
 
     # -- aliasing ----------------------------------------------------------------------
     def _aliases(self, value: cst.BaseExpression) -> bool:
         items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
-        roots = [self._root(item) for item in items]
-        known = [r for r in roots if r is not None]
-        return any(r in self.params for r in known) or len(known) != len(set(known))
+        known = [r for r in map(self._root, items) if r is not None]
+        return any(kind == INPUT for kind, _ in known) or len(known) != len(set(known))
 
-    def _root(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
-        """The name whose storage `expr` shares: itself for a name, its base for a view."""
-        if depth > 20:
-            return None
+    def _root(self, expr: cst.BaseExpression, inside: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+        """What `expr` shares storage with, or None for a new tensor (or one not known).
+        `inside`: the names whose own binding is being read (`x = x.view(-1)`: the `x` of
+        the value is the input)."""
         if isinstance(expr, cst.Name):
-            value = self.bound.get(expr.value)
-            inner = self._root(value, depth + 1) if value is not None else None
-            return inner if inner is not None else expr.value
+            return self._name_root(expr.value, inside)
         base = self._view_base(expr)
-        return self._root(base, depth + 1) if base is not None else None
+        return self._root(base, inside) if base is not None else None
+
+    def _name_root(self, name: str, inside: frozenset[str]) -> tuple[str, str] | None:
+        if name in inside or name not in self.rebound:
+            return (INPUT, name) if name in self.params else (FREE, name)
+        value = self.bound.get(name)
+        found = self._root(value, inside | {name}) if value is not None else None
+        if found is not None:
+            return found
+        # bound to a new tensor; an input rebound more than once (or under a branch) is not
+        # known to be the input any more either
+        return None if name in self.params else (LOCAL, name)
 
     def _view_base(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         k = self.k

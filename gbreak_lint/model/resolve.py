@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..walk import NESTED_SCOPES, find_all
 
-from ..index.names import attribute_name
+from ..index.names import attribute_name, binding_counts
 from ..index.project import ProjectIndex, class_scope, is_nn_module
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
@@ -118,11 +118,21 @@ class CallResolver:
             return None
         if expr.value in self.local_library_types:
             return self.local_library_types[expr.value]
+        if self._binds(expr.value):
+            return None  # a parameter, a loop variable, a local bound to something else: not the outer name
         enclosing = self.enclosing_value(expr.value)
         if enclosing is not None:
             return self._library_class_made(enclosing[1], self.module, enclosing[0])
         value = self.module.values.get(expr.value) if expr.value not in self.module.reassigned else None
         return self._library_class_made(value, self.module, None)
+
+    def _binds(self, name: str) -> bool:
+        """Is `name` this function's own (a parameter, or bound somewhere in its body)?"""
+        if self.lambda_params is not None and name in self.lambda_params:
+            return True
+        fn = self.function
+        return isinstance(fn, FunctionInfo) and (any(p.name == name for p in fn.params)
+                                                 or name in binding_counts(fn.node.body))
 
     def _library_class_made(self, value: cst.BaseExpression | None, module, scope) -> str | None:
         """`unittest.TestCase()`: the called name, when it is a class outside the project (a

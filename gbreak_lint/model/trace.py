@@ -154,9 +154,10 @@ class Tracer:
     def compile_apart(self, key: FrameKey, entry: str, fullgraph: bool) -> None:
         """`torch._dynamo.export(f)`: a compile of its own backend, so the frames compiled for
         other calls do not serve it (measured 2.13: a break met before is traced again), and
-        what it compiles serves no other call."""
-        compiled = {name: set(seen) for name, seen in self.compiled.items()}
-        values_seen = {name: set(seen) for name, seen in self.values_seen.items()}
+        what it compiles serves no other call; it also drops `f`'s own cache entries before
+        and after (eval_frame.export's remove_from_cache): the next call compiles `f` again."""
+        compiled = {name: set(seen) for name, seen in self.compiled.items() if name != key.qualname}
+        values_seen = {name: set(seen) for name, seen in self.values_seen.items() if name != key.qualname}
         self.compiled.clear()
         self.values_seen.clear()
         try:

@@ -151,7 +151,7 @@ class FrameInfo:
     yields_tensor: bool = False  # a generator yielding a tensor (what `ctx.__enter__()` of its object gives)
     returns_elements: tuple[bool, ...] = ()  # tensor-ness of a returned tuple's items
     # a higher-order op's body that mutates ("mutation") or hands back ("aliasing") an input
-    hop_input_fault: str = ""
+    hop_input_faults: tuple[str, ...] = ()
     eager_only: bool = False  # torch's own code (nn.Sequential): inlined, never compiled alone
     uses_torch: bool = False  # reads a global torch module (Dynamo then compiles it even without tensors)
     # a comprehension whose iterator is not a tuple or range iterator: called from code running
