@@ -435,6 +435,8 @@ class CauseMatcher:
         first_arg = node.args[0].value if node.args else None
         if qual in self.k.parameter_constructors and first_arg is not None and self._sourced_tensor(first_arg):
             return None  # Dynamo makes a parameter of a tensor it reads from outside the frame
+        if qual in self.k.traced_on_class_or_module and first_arg is not None and self._class_or_module(first_arg):
+            return None
         if qual is not None:
             for rule in env.calls.get(qual, ()):
                 if self.rule_enabled(rule) and not env.flag(REORDERABLE + qual):
@@ -462,6 +464,13 @@ class CauseMatcher:
                 if self.is_logger(receiver) and self.rule_enabled(rule):
                     return rule
         return None
+
+    def _class_or_module(self, expr: cst.BaseExpression) -> bool:
+        """A project class, or a module the file imports (`dir(Config)`, `dir(torch)`)."""
+        module = self.b.module
+        if isinstance(expr, cst.Name) and expr.value in module.module_imports:
+            return True
+        return self.env.project.klass(self.b.resolver.qualify(expr)) is not None
 
     def _captured_integer_method(self, method: str, receiver: cst.BaseExpression) -> bool:
         """`i.tolist()` of an integer tensor with capture_scalar_outputs on: Dynamo captures
