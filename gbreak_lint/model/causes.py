@@ -437,6 +437,8 @@ class CauseMatcher:
             return None  # Dynamo makes a parameter of a tensor it reads from outside the frame
         if qual in self.k.traced_on_class_or_module and first_arg is not None and self._class_or_module(first_arg):
             return None
+        if qual in self.k.breaks_only_on_class and not (first_arg is not None and self._class_or_module(first_arg)):
+            return None
         if qual is not None:
             for rule in env.calls.get(qual, ()):
                 if self.rule_enabled(rule) and not env.flag(REORDERABLE + qual):
