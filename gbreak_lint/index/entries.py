@@ -537,6 +537,9 @@ def _display_rows(iterated: cst.BaseExpression, value_of) -> list | None:
         if method == "items":
             return [cst.Tuple([cst.Element(p.key), cst.Element(p.value)]) for p in pairs]
         return [p.value if method == "values" else p.key for p in pairs]
+    if method is None and isinstance(iterated, cst.ListComp) and iterated.for_in.inner_for_in is None \
+            and not iterated.for_in.ifs:
+        return [iterated.elt]  # `[(torch.tensor(v), 0, n) for v in range(n)]`: one row stands for all
     if method is not None or not isinstance(iterated, (cst.List, cst.Tuple)) \
             or any(isinstance(el, cst.StarredElement) for el in iterated.elements):
         return None

@@ -185,6 +185,7 @@ def _fields(key: FrameKey) -> dict:
 def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool,
                     local_values: dict | None = None, caller: FunctionInfo | None = None) -> FrameKey:
     fn = project.function(key.qualname)
+    call = _spread(call, local_values or {})
     if fn is None or any(a.star for a in call.args):
         return key
     params = list(fn.params)[1:] if skip_self or fn.class_qualname else list(fn.params)
@@ -271,6 +272,19 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                        "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors))})
+
+
+def _spread(call: cst.Call, local_values: dict) -> cst.Call:
+    """`f(*args)` with `args` a tuple display the scope (or the loop row) binds: its items
+    passed one by one."""
+    args: list[cst.Arg] = []
+    for arg in call.args:
+        held = local_values.get(arg.value.value) if arg.star == "*" and isinstance(arg.value, cst.Name) else None
+        if isinstance(held, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in held.elements):
+            args += [cst.Arg(el.value) for el in held.elements]
+        else:
+            args.append(arg)
+    return call.with_changes(args=args)
 
 
 def _made_shape(project, knowledge, module, value, local_values: dict, depth: int = 0) -> tuple[int, ...] | None:
