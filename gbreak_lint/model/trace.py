@@ -23,6 +23,7 @@ MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is
 # a run split at a break behind an unknown condition (taken / not taken) is split again inside
 # the taken one at most this deep: k such breaks in a row cost O(k) traces, not 2**k
 MAX_SPLIT_RUNS = 1
+RESUME_RECOMPILES = 2  # compiles of one resume function: its first values, then as symbols
 # Calls Dynamo inlines with nested graph breaks allowed (inline_user_function_return with
 # allow_nested_graph_breaks=True: user functions, methods, properties, module calls).
 NESTING_CALLS = frozenset({CallMode.INLINE, CallMode.COMPREHENSION, CallMode.ATTRIBUTE, CallMode.OPERATOR})
@@ -123,6 +124,8 @@ class Tracer:
         # before its break is empty is found in the cache instead (measured 2.13)
         self.shapes_only = False
         self.before_reset: set[tuple] = set()  # sites hit before the program's last torch._dynamo.reset()
+        # resume functions inside nested chains compiled so far: (code object, resume point) -> count
+        self.chain_resumes: dict[tuple[str, int], int] = {}
 
     # -- top-level frames ------------------------------------------------------------
     def reset_caches(self, recount: bool = False) -> None:
@@ -135,6 +138,7 @@ class Tracer:
         self.compiled.clear()
         self.values_seen.clear()
         self.observed.clear()
+        self.chain_resumes.clear()
         if not recount:
             self.before_reset.update(k for k, site in self.sites.items() if site.outcomes - {HARD_ERROR})
 
@@ -405,9 +409,18 @@ class Tracer:
         for depth in range(len(levels) - 1, -1, -1):
             frame, point = levels[depth]
             at = frame.events.index(point) + 1
-            if at < len(frame.events):
+            if at < len(frame.events) and self._new_chain_resume(frame, at):
                 self._resumes(frame, _Resume(at, True), chain + tuple(_link(f, e) for f, e in levels[:depth]),
                               entry, strict_entry)
+
+    def _new_chain_resume(self, frame: FrameInfo, at: int) -> bool:
+        """A resume function is one code object per frame and point, whatever the constants a
+        recursion passes down (`fn(x, lo, mid)`): Dynamo compiles it for the first values, once
+        more with them as symbols (automatic dynamic), then reuses it. Without this the model
+        would resume every level of a recursive chain again, exponentially."""
+        key = (frame.qualname, at)
+        self.chain_resumes[key] = self.chain_resumes.get(key, 0) + 1
+        return self.chain_resumes[key] <= RESUME_RECOMPILES
 
     def _chain_eagerly(self, levels, chain, entry: str) -> None:
         """A nested break whose chain holds no tensor after it, in any frame (live locals, values
