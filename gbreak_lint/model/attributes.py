@@ -16,12 +16,13 @@ import re
 
 import libcst as cst
 
-from ..index.project import ProjectIndex, is_property
+from ..index.project import ProjectIndex, enclosing_function, is_property
 from ..index.skeleton import HOOK_MARKER
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..parse import definitions_within
 from ..walk import NESTED_SCOPES, find_all, walk
 from .callables import Callables
+from .frame_values import assigned_names
 from .types import FnValue
 
 HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "post",
@@ -63,12 +64,15 @@ class HookRegistry:
         for module in project.mentioning(HOOK_MARKER):
             self._collect(project, callables, module)
 
-    def for_attribute(self, name: str, kind: str, owner: str = "", instance: str = "") -> list[FnValue]:
+    def for_attribute(self, name: str, kind: str, owner: str = "", instance: str = "",
+                      global_key: str | None = None) -> list[FnValue]:
         """Hooks on the module held under `name`, and those a loop over the sub-modules of a
         model (`for m in model.modules():`) registered on it: a child when the call is
         `self.name(...)` in a method of the model's class `owner`, the model itself when
-        `instance` (the class of a module called by name) is that class."""
-        keys = [name]
+        `instance` (the class of a module called by name) is that class. A module-level
+        instance called by its name (`global_key`, see global_hook_key) has only the hooks
+        registered on that very global: scripts of one repository reuse names such as `model`."""
+        keys = [global_key or name]
         if owner:
             keys += [EVERY_MODULE + owner, EVERY_CHILD + owner]
         if instance:
@@ -160,8 +164,35 @@ class _HookCalls(cst.CSTVisitor):
         hook = self.callables.value(node.args[0].value, self.module, self.stack[-1], {}, {})
         if hook is None and kind == "backward":
             hook = UNKNOWN_HOOK  # that there is one is enough: the call breaks (a lambda, a bound method)
-        if hook is not None and name is not None:
-            self.hooks.setdefault(name, []).append((kind, hook))
+        if hook is None or name is None:
+            return
+        self.hooks.setdefault(name, []).append((kind, hook))
+        if not (isinstance(owner, cst.Name) and owner.value in self.loop_modules):
+            held = global_hook_key(self.callables.project, self.module, self.stack[-1], owner)
+            if held is not None:  # a module-level instance: called by its name, only it has the hook
+                self.hooks.setdefault(held, []).append((kind, hook))
+
+
+def global_hook_key(project: ProjectIndex, module, function: FunctionInfo | None,
+                    expr: cst.BaseExpression) -> str | None:
+    """The registry key of the module-level instance `expr` names in `function` of `module`:
+    the global itself, the one it is imported from, or `other.lin` of a project module; None
+    for a name a function binds."""
+    if isinstance(expr, cst.Attribute):
+        held = project.qualify(expr.value, module, function)
+        other = project.modules.get(held) if held is not None else None
+        return f"={held}.{expr.attr.value}" if other is not None and expr.attr.value in other.values else None
+    if not isinstance(expr, cst.Name):
+        return None
+    name = expr.value
+    scope = function
+    while scope is not None:
+        if name in {p.name for p in scope.params} or name in assigned_names(scope.node.body):
+            return None
+        scope = enclosing_function(scope, module)
+    if name in module.imports:
+        return "=" + module.imports[name]
+    return f"={module.name}.{name}" if name in module.values else None
 
 
 def disallowed_functions(project: ProjectIndex, knowledge) -> frozenset[str]:

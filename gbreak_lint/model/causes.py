@@ -13,7 +13,7 @@ from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, children, find_all
-from .attributes import getattr_override, property_getter, setattr_override
+from .attributes import getattr_override, global_hook_key, property_getter, setattr_override
 from .built_objects import attribute_shapes, tensor_attributes
 from . import hop_inputs
 from .callables import context_wrapped, nonrecursive
@@ -1009,7 +1009,8 @@ class CauseMatcher:
         on_self = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
         owner = resolver.cls.qualname if on_self and resolver.cls is not None else ""
         called = resolver.class_of(func) if isinstance(func, cst.Name) else None
-        hooks = self.env.hooks.for_attribute(name, kind, owner, called.qualname if called is not None else "")
+        held = global_hook_key(self.env.project, self.b.module, self.b.function, func)
+        hooks = self.env.hooks.for_attribute(name, kind, owner, called.qualname if called is not None else "", held)
         if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)
                              or self._passed_to_constructor(func)):
             return []

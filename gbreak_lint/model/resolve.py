@@ -300,6 +300,10 @@ class CallResolver:
                 holder, value = found
                 passed = self._passed_to_constructor(holder, value) or self._keyed_by_parameter(holder, value)
                 return passed or (value, self.project.modules[holder.module])
+            held = self.project.qualify(expr.value, self.module, self.function)
+            other = self.project.modules.get(held) if held is not None else None
+            if other is not None and expr.attr.value not in other.reassigned:  # `audited.lin`
+                return other.values.get(expr.attr.value), other
         return None, None
 
     def _keyed_by_parameter(self, holder: ClassInfo, value: cst.BaseExpression):

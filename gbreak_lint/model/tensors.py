@@ -242,10 +242,13 @@ class TensorScope:
         is_random = value is not None and self.is_random_number(value)
         holds = value is not None and self._holds_tensors(value)
         sequence = holds and isinstance(value, (cst.List, cst.Tuple))
+        # a callee's tuple with a tensor in it (`out = helper(x)`, `return (y,)`): which item is
+        # which is not tracked through subscripts, but the frame holds a tensor
+        returned_tuple = isinstance(value, cst.Call) and any(self.returns(value)[1])
         for name in target_names(target):
             (self.containers.add if holds else self.containers.discard)(name)
             (self.tensor_sequences.add if sequence else self.tensor_sequences.discard)(name)
-            if holds:  # has_tensor_in_frame looks inside lists, tuples and dicts
+            if holds or returned_tuple:  # has_tensor_in_frame looks inside lists, tuples and dicts
                 self.ever_tensors.add(name)
             (self.python_values.add if is_py else self.python_values.discard)(name)
             (self.numpy_values.add if is_np else self.numpy_values.discard)(name)
