@@ -26,8 +26,9 @@ from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
 from .global_state import GRAD_OFF
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import (PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN,
-                     Const, Keywords, Obj, Seq, display_kind, display_length, literal, makes_generator, star_arguments)
+from .values import (PASSED_CONTEXT_MANAGER, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
+                     PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length,
+                     literal, makes_generator, star_arguments)
 
 LOGGING_FACTORIES = ("logging.getLogger", "logging.Logger", "logging.LoggerAdapter")
 
@@ -1615,6 +1616,10 @@ class CauseMatcher:
         if self._holds_generator(value):
             arguments[name] = PASSED_GENERATOR
             return
+        made = self.b.built.get(value.value) if isinstance(value, cst.Name) else value
+        if isinstance(made, cst.Call) and self.b.resolver.qualify(made.func) in self.k.input_unenterable_context_managers:
+            arguments[name] = PASSED_CONTEXT_MANAGER
+            return
         known = self.b.values.value(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN
 
@@ -2011,11 +2016,54 @@ class CauseMatcher:
         cls = self.b.resolver.instantiated_class(item)
         if cls is None or self.env.project.method(cls, "__enter__") is None:
             return None
-        made = next((ev for ev in reversed(self.b.events) if ev.kind == EventKind.CALL and ev.span == span), None)
+        return cls.name if self._resumed_after(item) is not None else None
+
+    def _resumed_after(self, call: cst.Call) -> int | None:
+        """Where the resume function after `call` starts, when a break inside the callee
+        makes Dynamo run the call eagerly and resume after it; None otherwise."""
+        span = self.b.span(call)
+        at = next((i for i in range(len(self.b.events) - 1, -1, -1)
+                   if self.b.events[i].kind == EventKind.CALL and self.b.events[i].span == span), None)
+        made = self.b.events[at] if at is not None else None
         info = self.env.frame(made.target) if made is not None and made.target is not None else None
         resumes = info is not None and any(ev.kind == EventKind.BREAK and ev.break_kind == BreakKind.RESUMABLE
                                            for ev in info.events)
-        return cls.name if resumes else None
+        return at + 1 if resumes and at is not None else None
+
+    def _handed_context_object(self, item: cst.BaseExpression) -> tuple[str, int] | None:
+        """A context manager the trace is handed rather than seeing it made: (what it is, the
+        event from which it is an input). A parameter the caller passed `torch.no_grad()` is
+        an input of any compilation of the frame itself (0); the object a helper that broke
+        returned is one of the resume function after that call. Inlined, or resumed inside a
+        nested break's chain, the trace made it and enters it (measured 2.13)."""
+        b = self.b
+        if isinstance(item, cst.Name) and item.value not in b.rebound \
+                and b.resolver.arguments.get(item.value) == PASSED_CONTEXT_MANAGER:
+            return item.value, 0
+        call = b.built.get(item.value) if isinstance(item, cst.Name) else item
+        if not isinstance(call, cst.Call) or b.resolver.instantiated_class(call) is not None:
+            return None
+        target = b.resolver.resolve(call.func)
+        if target is None or target.function.is_generator:  # a @contextmanager call runs no body yet
+            return None
+        at = self._resumed_after(call)
+        if at is None or self._enterable_from_input(call):
+            return None
+        return cst.Module([]).code_for_node(call.func), at
+
+    def _enterable_from_input(self, call: cst.Call) -> bool:
+        """Is the object a helper call returns one Dynamo can enter when handed it (autocast,
+        nullcontext)? Judged from the context managers the call passes and the helper returns."""
+        made = [a.value for a in call.args if isinstance(a.value, cst.Call)]
+        target = self.b.resolver.resolve(call.func)
+        module, fn = self.b.module, None
+        if target is not None:
+            fn = target.function
+            module = self.env.project.modules[fn.module]
+            made += [r.value for r in find_all(fn.node.body, (cst.Return,), skip=NESTED_SCOPES)
+                     if isinstance(r.value, cst.Call)]
+        wrappable = self.k.input_context_managers
+        return any(self.env.project.qualify(c.func, module, fn) in wrappable for c in made)
 
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""
@@ -2024,15 +2072,21 @@ class CauseMatcher:
         qual = b.resolver.qualify(func)
         line = b.line(with_node)
         made_by = self._global_made_by(item)
+        if isinstance(item, cst.Name) and item.value in b.built:  # `ctx = torch.device("cpu")`; `with ctx:`
+            made_by = b.resolver.qualify(b.built[item.value].func)
         if made_by in self.k.breaking_context_managers:  # `with _lock:`, `_lock = threading.Lock()`
             qual = made_by
         foreign = self._foreign_context_object(item)
-        if qual in self.k.breaking_context_managers or foreign is not None:
+        handed = self._handed_context_object(item) if foreign is None and qual not in self.k.breaking_context_managers else None
+        if qual in self.k.breaking_context_managers or foreign is not None or handed is not None:
             rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)
             if rule is not None:
                 code = self.k.breaking_context_managers.get(qual or "") or self.k.gb_codes["foreign_context_object"]
-                b.emit_break(rule, item, gb_code=code, detail=qual or foreign or "")
-                return None
+                if handed is None:
+                    b.emit_break(rule, item, gb_code=code, detail=qual or foreign or "")
+                    return None
+                # a break only where the object is an input: elsewhere the block is entered
+                b.emit_break(rule, item, gb_code=code, detail=handed[0], input_from=handed[1])
         if qual in self.k.error_on_graph_break and isinstance(item, cst.Call):
             return Ctx(BlockKind.STRICT, line, label=qual, strict=_bool_arg(item))
         captured = qual in self.k.captured_context_managers and self._any_flag(self.k.context_manager_capture_flags)

@@ -1443,7 +1443,8 @@ class FrameBuilder:
 
     def _asks_tensor_truth(self, node: cst.Call) -> bool:
         """`all([a > 0, b > 0])`, `any([t.sum() > 0 for t in (y, z)])`, `filter(lambda t:
-        t.sum() > 0, [y, z])`: the builtin's polyfill branches on each tensor."""
+        t.sum() > 0, [y, z])`: the builtin's polyfill branches on each tensor; `xs.index(t)`
+        on a list of tensors compares them with `t`."""
         k = self.env.knowledge
         qual = self.resolver.qualify(node.func)
         args = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -1452,6 +1453,11 @@ class FrameBuilder:
         if qual in k.tensor_truth_filters and len(args) == 2 and isinstance(args[0], cst.Lambda) \
                 and (self._holds_tensors(args[1]) or self.scope.is_tensor(args[1])):
             return self._tensor_with(args[0].body, [p.name.value for p in args[0].params.params])
+        func = node.func  # `xs.index(t)`, `xs.remove(t)`: the polyfill compares items with `==`
+        if isinstance(func, cst.Attribute) and func.attr.value in k.tensor_comparing_sequence_methods and args:
+            sequence = func.value
+            return self.scope.is_tensor(args[0]) and (self.scope.is_tensor_sequence(sequence)
+                                                      or self._holds_tensors(sequence))
         return False
 
     def _holds_tensors(self, items: cst.BaseExpression) -> bool:

@@ -241,7 +241,7 @@ class TensorScope:
         is_py = value is not None and _python_value_call(value) and not is_t
         is_random = value is not None and self.is_random_number(value)
         holds = value is not None and self._holds_tensors(value)
-        sequence = holds and isinstance(value, (cst.List, cst.Tuple))
+        sequence = holds and isinstance(value, (cst.List, cst.Tuple, cst.ListComp))
         # a callee's tuple with a tensor in it (`out = helper(x)`, `return (y,)`): which item is
         # which is not tracked through subscripts, but the frame holds a tensor
         returned_tuple = isinstance(value, cst.Call) and any(self.returns(value)[1])
@@ -270,9 +270,12 @@ class TensorScope:
 
 
     def _holds_tensors(self, value: cst.BaseExpression) -> bool:
-        """A list, tuple or set display with a tensor item, or a dict display with a tensor value."""
+        """A list, tuple or set display with a tensor item, a list comprehension making tensors,
+        or a dict display with a tensor value."""
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
             return any(isinstance(el, cst.Element) and self.is_tensor(el.value) for el in value.elements)
+        if isinstance(value, cst.ListComp):  # `[torch.tensor([i]) for i in range(4)]`
+            return self.is_tensor(value.elt)
         if isinstance(value, cst.Dict):
             return any(isinstance(el, cst.DictElement) and self.is_tensor(el.value) for el in value.elements)
         return False

@@ -297,11 +297,14 @@ class Tracer:
     # -- one compilation -------------------------------------------------------------
     @staticmethod
     def _input_here(ev: Event, resume: "_Resume", is_resume: bool) -> bool:
-        """Is the tensor an input-only break needs (`a.unsqueeze_(2)` of a local made earlier)
-        a graph input of this compilation? Only of a resume function starting after it was
-        made; one resuming the chain of a nested break keeps the frame's locals as they were
-        traced (measured 2.13, nested_graph_breaks on: no break)."""
-        return is_resume and not resume.in_chain and resume.at >= ev.input_from
+        """Is the value an input-only break needs (`a.unsqueeze_(2)` of a local made earlier,
+        a context manager passed in: `input_from` 0) an input of this compilation? Of a resume
+        function starting after it was made, or of any compilation of the frame itself when
+        the caller passed it; one resuming the chain of a nested break keeps the frame's locals
+        as they were traced (measured 2.13, nested_graph_breaks on: no break)."""
+        if not is_resume:  # the frame's first compilation: only what it was called with
+            return ev.input_from == 0
+        return not resume.in_chain and resume.at >= ev.input_from
 
     def _segment(self, info: FrameInfo, resume: "_Resume", is_resume: bool, chain, entry, strict_entry):
         """Trace events[resume.at:] as one compilation; returns where a resume function starts."""
@@ -433,7 +436,10 @@ class Tracer:
 
     def _resumes(self, info: FrameInfo, resume: "_Resume | None", chain, entry, strict_entry) -> None:
         while resume is not None:
+            in_chain = resume.in_chain
             resume = self._segment(info, resume, True, chain, entry, strict_entry)
+            if resume is not None and in_chain:  # a later break of a frame resumed inside the
+                resume = replace(resume, in_chain=True)  # chain is nested in the chain too
 
     def _captured(self, ev: Event, strict_entry: bool) -> bool:
         """A break the config switches remove: fullgraph=True turns some on (e.g.

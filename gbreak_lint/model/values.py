@@ -210,6 +210,9 @@ PASSED_ITERATOR = "<python iterator>"
 PASSED_INTEGER_TENSOR = "<integer tensor>"  # `opt(torch.tensor([7, 3]))`: its .tolist() / .item() differ
 PASSED_BOOL_TENSOR = "<bool tensor>"  # `opt(x, ids > 2)`: indexing with it is a mask (dynamic shape)
 PASSED_TENSOR_SET = "<set of tensors>"  # `opt(x, {a, b})`: Dynamo cannot wrap it (GB0222)
+# `opt(x, torch.no_grad())`: a context manager a frame compiled on its own cannot enter
+# (knowledge input_unenterable_context_managers)
+PASSED_CONTEXT_MANAGER = "<context manager>"
 # Prefix of the marker for a parameter the caller passes an instance of a project tensor
 # subclass (`t.as_subclass(Sub)`): the marker ends with the class's qualified name.
 PASSED_TENSOR_SUBCLASS = "<tensor subclass>:"
