@@ -16,7 +16,7 @@ from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, CauseCheck, Even
 from .env import ModelEnv
 from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
-from .values import Const, Keywords
+from .values import PASSED_UNKNOWN, Const, Keywords
 
 CHECKPOINT_MIN_OPS = 2  # a partial graph needs >= 2 ops before the try/with block (measured)
 MAX_INLINE_DEPTH = 64  # deeper (or recursive) call chains are cut: the break is not predicted
@@ -253,6 +253,8 @@ class Tracer:
         fn = self.env.project.function(key.qualname)
         params = {p.name for p in fn.params} if fn is not None else set()
         passed = tuple(kv for kv in key.bindings if kv[0] in params)
+        # the kind of object passed (a context manager, a generator) is guarded by its type
+        passed += tuple(kv for kv in key.arguments if isinstance(kv[1], str) and kv[1] != PASSED_UNKNOWN)
         return consts, key.attributes, key.training, key.cells, passed, self.global_state, key.shapes
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
