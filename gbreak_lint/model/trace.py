@@ -252,7 +252,7 @@ class Tracer:
         consts = tuple(kv for kv in key.arguments if isinstance(kv[1], Const))
         fn = self.env.project.function(key.qualname)
         params = {p.name for p in fn.params} if fn is not None else set()
-        passed = tuple(kv for kv in key.bindings if kv[0] in params)
+        passed: tuple[tuple[str, object], ...] = tuple(kv for kv in key.bindings if kv[0] in params)
         # the kind of object passed (a context manager, a generator) is guarded by its type
         passed += tuple(kv for kv in key.arguments if isinstance(kv[1], str) and kv[1] != PASSED_UNKNOWN)
         return consts, key.attributes, key.training, key.cells, passed, self.global_state, key.shapes
