@@ -88,6 +88,10 @@ class CallMode(Vocab):
     # run by a wrapper Dynamo broke in (a context decorator it cannot enter): the callee is
     # compiled as a frame of its own
     WRAPPED = "wrapped"
+    # a reorderable logging function (config reorderable_logging_functions): Dynamo does not
+    # trace it but calls it after the graph, where it is compiled as a frame of its own with
+    # nested graph breaks off and runs eagerly with them on (measured 2.13)
+    DEFERRED = "deferred"
     # a call Dynamo inlines but never nests a graph break through (measured 2.13, nested graph
     # breaks on): into a torch.func transform's own frame (functorch's `wrapped`), and
     # autograd.Function.apply into its forward

@@ -135,6 +135,11 @@ class ProjectIndex:
         target = self.lookup(qualname)
         return target if isinstance(target, ClassInfo) else None
 
+    def is_library_class(self, qualname: str) -> bool:
+        """A name outside the project that looks like a class (a capitalized last component, as
+        classes are named): `unittest.TestCase`."""
+        return qualname.rpartition(".")[2][:1].isupper() and self.lookup(qualname) is None
+
     def lookup(self, qualname: str | None) -> FunctionInfo | ClassInfo | None:
         """Find a project function or class by qualified name, following re-exports,
         star imports and inheritance. Memoised, and safe on import cycles: re-exports and star

@@ -594,8 +594,7 @@ class CauseMatcher:
     def _skipped_code(self, rule, qual: str) -> str | None:
         """A library class where Dynamo skips (`unittest.TestCase()`): its `__init__` is a
         method Dynamo will not inline (measured 2.13: GB0008, not a skipped call's GB0007)."""
-        library_class = qual.rpartition(".")[2][:1].isupper() and self.env.project.klass(qual) is None \
-            and qual not in self.k.skipped_classes_with_new
+        library_class = self.env.project.is_library_class(qual) and qual not in self.k.skipped_classes_with_new
         return rule.gb_code_when.get("skipped_method", rule.gb_code) if library_class else rule.gb_code
 
     def _gb_code(self, rule, node: cst.Call) -> str | None:
@@ -1029,6 +1028,11 @@ class CauseMatcher:
             return
         disabled = target.disabled or self.disabled(fn) or self._disabled_class(target)
         key = self.callee_key(target, node)
+        if self.env.flag(REORDERABLE + fn.qualname):
+            # reorderable_logging_functions: Dynamo calls it after the graph instead of tracing it
+            self.env.frame(key)
+            self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.DEFERRED)
+            return
         if self.b.key.hop_body:  # traced inside a higher-order op's body: the same checks apply
             key = replace(key, hop_body=True, hop_root=self.b.key.hop_root)
         info = self.env.frame(key)  # build the callee first so its return type is known

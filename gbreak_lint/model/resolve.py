@@ -140,9 +140,7 @@ class CallResolver:
         if not isinstance(value, cst.Call):
             return None
         qual = self.project.qualify(value.func, module, scope)
-        if qual is None or self.project.klass(qual) is not None or self.project.function(qual) is not None:
-            return None
-        return qual if qual.rpartition(".")[2][:1].isupper() else None
+        return qual if qual is not None and self.project.is_library_class(qual) else None
 
     def enclosing_value(self, name: str, receiver: bool = False) -> tuple[FunctionInfo, cst.BaseExpression] | None:
         """What a free name of this code holds, assigned once by the function around it

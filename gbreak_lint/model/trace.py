@@ -340,6 +340,12 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.mode == CallMode.WRAPPED:
                 self._called_eagerly(info, ev, chain, entry)
                 continue
+            if ev.kind == EventKind.CALL and ev.mode == CallMode.DEFERRED and ev.target is not None:
+                if self.nested:
+                    self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
+                else:
+                    self._called_eagerly(info, ev, chain, entry)
+                continue
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
                                                or self._empty_graph_skipped(info, ev, ops, strict_entry)
                                                or _behind(ev.condition, not_taken)
@@ -475,7 +481,7 @@ class Tracer:
                         or ev.input_from >= 0:  # no break before it in this trace: not an input here
                     continue
                 return _Inlined(ops, ((info, ev),), (_checkpoint_ops(ev, ops, block_ops),))
-            elif ev.kind == EventKind.CALL and ev.mode not in (CallMode.EAGER, CallMode.WRAPPED):
+            elif ev.kind == EventKind.CALL and ev.mode not in (CallMode.EAGER, CallMode.WRAPPED, CallMode.DEFERRED):
                 sub = self._inline(ev, stack + (info.key,), strict_entry, not_taken)
                 before, ops = ops, ops + sub.ops
                 if sub.breaks:
