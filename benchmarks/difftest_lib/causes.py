@@ -44,7 +44,24 @@ CAUSES: dict[str, tuple[bool, list[str], set[str], list[str] | None]] = {
     "open_file": (True, ["{v} = open(__file__)", "{v}.close()"], set(), None),
     "torch_save": (True, ['torch.save(x, __file__ + ".pt")'], set(), None),
     "device_ctx": (True, ['with torch.device("cpu"):', "    x = x + 1"], set(), None),
+    # lists of tensors searched: the polyfill compares items with `==` (count is traced)
+    "list_index_tensor": (True, ["{v} = [x + 1, x]", "x = x + {v}.index(x)"], set(), None),
+    "list_remove_tensor": (True, ["{v} = [x + 1, x]", "{v}.remove(x)", "x = x + len({v})"], set(), None),
+    "tensor_in_list": (True, ["if x in [x + 1, x]:", "    x = x + 1"], set(), None),
+    # a context manager a helper that broke hands back is entered in the resume function
+    "cm_from_breaking_helper": (True, ["{v} = {d}(torch.no_grad())", "with {v}:", "    x = x + 1"], set(),
+                                ["def {d}(ctx):", "    torch._dynamo.graph_break()", "    return ctx"]),
+    # after a break in a helper, the caller's resume is compiled only if it holds a tensor: a
+    # returned tuple does, an instance of a plain class does not (the later print is eager)
+    "tuple_from_breaking_helper": (True, ["{v} = {d}(x)", 'print("after")', "x = {v}[0]"], set(),
+                                   ["def {d}(x):", '    print("inside")', "    return (x + 1,)"]),
+    "object_from_breaking_helper": (True, ["{v} = {d}(x)", 'print("after")', "x = {v}.t"], set(),
+                                    ["class {d}Out:", "    def __init__(self, t):", "        self.t = t",
+                                     "", "", "def {d}(x):", '    print("inside")', "    return {d}Out(x + 1)"]),
     # known non-breaks on 2.13 (a linter must stay quiet)
+    "neg_list_count": (False, ["{v} = [x + 1, x]", "x = x + {v}.count(x)"], set(), None),
+    "neg_cm_autocast_from_helper": (False, ['{v} = {d}(torch.autocast("cpu"))', "with {v}:", "    x = x + 1"], set(),
+                                    ["def {d}(ctx):", "    return ctx"]),
     "neg_shape_branch": (False, ["if x.shape[0] > 2:", "    x = x + 1"], set(), None),
     "neg_isinstance": (False, ["if isinstance(x, torch.Tensor):", "    x = x * 2"], set(), None),
     "neg_deepcopy_list": (False, ["{v} = copy.deepcopy([1, 2])", "x = x + {v}[0]"], {"copy"}, None),
