@@ -90,6 +90,7 @@ class FrameBuilder:
         self.yields_tensor = False
         self.returns_elements: tuple[bool, ...] = ()
         self.returns_object: bool | None = None  # every return is an instance of a project class
+        self.returned = False  # a `return` statement was walked
         self.returns_data_scalar = False
         self.decided_by: set[str] = set()  # names read by conditions decided while tracing
         self.objects: set[str] = set()  # locals holding such an instance
@@ -172,7 +173,7 @@ class FrameBuilder:
                              tuple(self.events), returns_tensor=self.scope.is_tensor(body),
                              uses_torch=self._uses_torch(body), hop_input_faults=self._hop_input_faults(body))
         fn = self.source
-        self.block(fn.node.body)
+        never_returns = self.block(fn.node.body) and not self.returned
         uses_torch = self._uses_torch(fn.node.body)
         events = self._unrebuildable_resumes(fn)
         events = events if uses_torch or self._self_is_module() else self._tensorless_resumes(fn, events)
@@ -182,6 +183,7 @@ class FrameBuilder:
                          yields_tensor=self.yields_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
+                         never_returns=never_returns,
                          returns_unrebuildable=self.outputs.returned, eager_only=self.key.traced_hook,
                          decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
@@ -606,6 +608,7 @@ class FrameBuilder:
         elif isinstance(node, cst.Del):
             self.delete(node)
         elif isinstance(node, cst.Return) and node.value is not None:
+            self.returned = True
             items = [el.value for el in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
             self.escaping = frozenset(item.value for item in items if isinstance(item, cst.Name))
             self.expr(node.value)
@@ -619,6 +622,7 @@ class FrameBuilder:
                 old = self.returns_elements
                 self.returns_elements = tuple(a or b for a, b in zip(flags, old)) if len(old) == len(flags) else tuple(flags)
         elif isinstance(node, cst.Return):
+            self.returned = True
             self.outputs.at_return(node)
         elif isinstance(node, cst.Raise) and node.exc is not None:
             self.expr(node.exc)
@@ -695,6 +699,8 @@ class FrameBuilder:
         if isinstance(target, cst.Name):
             self._stores_global_hook_handle(target, value)
         self.parameter_locals.difference_update(target_names(target))  # (`p = x * 2`: no longer a parameter)
+        if self._never_returns(value):
+            return  # the call raises: nothing is stored
         self.scope.assign(target, value)
         self.values.assign(target, value)
         self.resolver.remember(target, value)
@@ -1740,6 +1746,13 @@ class FrameBuilder:
         if cls is not None:
             return not self.resolver.is_nn_module(cls) and not _tuple_like(cls, self.env.project)
         return self._returns_object(expr)
+
+    def _never_returns(self, value: cst.BaseExpression | None) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        target = self.resolver.resolve(value.func)
+        info = self.env.frame_if_built(self.causes.callee_key(target, value)) if target is not None else None
+        return info is not None and info.never_returns
 
     def _returns_object(self, call: cst.Call) -> bool:
         target = self.resolver.resolve(call.func)

@@ -270,12 +270,14 @@ class TensorScope:
 
 
     def _holds_tensors(self, value: cst.BaseExpression) -> bool:
-        """A list, tuple or set display with a tensor item, a list comprehension making tensors,
-        or a dict display with a tensor value."""
+        """A list, tuple or set display with a tensor item, a comprehension making tensors, or a
+        dict display with a tensor value."""
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
             return any(isinstance(el, cst.Element) and self.is_tensor(el.value) for el in value.elements)
         if isinstance(value, cst.ListComp):  # `[torch.tensor([i]) for i in range(4)]`
             return self.is_tensor(value.elt)
+        if isinstance(value, cst.DictComp):
+            return self.is_tensor(value.value)
         if isinstance(value, cst.Dict):
             return any(isinstance(el, cst.DictElement) and self.is_tensor(el.value) for el in value.elements)
         return False

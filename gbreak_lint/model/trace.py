@@ -380,6 +380,11 @@ class Tracer:
                 self.worlds.pop()
             self._restore_compiled(compiled)
             not_taken, i, ops = tuple(e.condition for _, e in path if e.condition), i - 1, ops - inlined_ops
+        if not ops and not not_taken and self._strictness(info, (), strict_entry) is None:
+            # the return reached with no op traced: Dynamo skips the frame ("No ops traced") and
+            # runs its code eagerly, where each call it makes is compiled as a frame of its own
+            # (measured 2.13: an exception a callee raises and the frame catches is met there)
+            self._rest_eagerly(info, start, chain, entry)
         return None
 
     def _compiled_state(self) -> tuple:

@@ -162,6 +162,7 @@ class FrameInfo:
     # method or a @contextmanager object the frame made, a type union); its caller then does
     returns_unrebuildable: str = ""
     returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
+    never_returns: bool = False  # every path raises: `x = raiser(x)` leaves `x` as it was
     closure_tensors: bool = False  # reads a closure cell the enclosing function fills with a tensor
     decided_by: frozenset[str] = frozenset()  # names read by `if` tests the Python values decided
     # a higher-order op's body setting an attribute of an object it did not make to a value that
