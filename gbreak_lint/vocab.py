@@ -89,8 +89,8 @@ class CallMode(Vocab):
     # compiled as a frame of its own
     WRAPPED = "wrapped"
     # a reorderable logging function (config reorderable_logging_functions): Dynamo does not
-    # trace it but calls it after the graph, where it is compiled as a frame of its own with
-    # nested graph breaks off and runs eagerly with them on (measured 2.13)
+    # trace it but calls it after the graph, where it is compiled as a frame of its own (run
+    # eagerly instead when nested graph breaks are on and the compilation breaks later)
     DEFERRED = "deferred"
     # a call Dynamo inlines but never nests a graph break through (measured 2.13, nested graph
     # breaks on): into a torch.func transform's own frame (functorch's `wrapped`), and

@@ -473,12 +473,15 @@ class FrameBuilder:
         statements = self._statements(fn)
         tensors = self.scope.ever_tensors | set(self.key.tensor_params)
         out = list(events)
+        branch_rule = self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH)
+        branch = branch_rule.code if branch_rule is not None else None
         for i, node in self.break_points.items():
             span = out[i].span
             if live_after(statements, span.line) & tensors:
                 continue
-            # the call's result is on the resume function's stack: a tensor there counts too
-            if isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node):
+            # the call's result is on the resume function's stack: a tensor there counts too (a
+            # branch's condition is not: the jump takes it, each way resumes on its own)
+            if isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node) and out[i].rule != branch:
                 continue
             holder = next((s for at, s, _, _ in reversed(statements) if at <= span.line), None)
             if self._read_after(holder, (span.end_line, span.end_column)) & tensors:

@@ -321,6 +321,7 @@ class Tracer:
             return None
         # past a break behind unknown conditions, in the run where they do not hold: those conditions
         not_taken: tuple[str, ...] = ()
+        deferred: list[Event] = []  # reorderable logging calls, made after the graph
         i = start - 1
         while i + 1 < len(events):
             i += 1
@@ -341,10 +342,7 @@ class Tracer:
                 self._called_eagerly(info, ev, chain, entry)
                 continue
             if ev.kind == EventKind.CALL and ev.mode == CallMode.DEFERRED and ev.target is not None:
-                if self.nested:
-                    self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)
-                else:
-                    self._called_eagerly(info, ev, chain, entry)
+                deferred.append(ev)
                 continue
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
                                                or self._empty_graph_skipped(info, ev, ops, strict_entry)
@@ -364,6 +362,7 @@ class Tracer:
                 continue
             if not_taken or len(self.worlds) >= MAX_SPLIT_RUNS or not any(e.condition for _, e in path):
                 cached = self.shapes_only and not ops and not _reads_tensors(events, start, path)
+                self._deferred_calls(info, deferred, chain, entry, broke=True)
                 return self._handle_break(info, i, ev, path, ops - inlined_ops, block_ops, is_resume, chain,
                                           entry, strict_entry, checkpoints, cached=cached)
             # the break lies behind a condition the source does not decide: where it holds, the
@@ -380,12 +379,23 @@ class Tracer:
                 self.worlds.pop()
             self._restore_compiled(compiled)
             not_taken, i, ops = tuple(e.condition for _, e in path if e.condition), i - 1, ops - inlined_ops
+        self._deferred_calls(info, deferred, chain, entry, broke=False)
         if not ops and not not_taken and self._strictness(info, (), strict_entry) is None:
             # the return reached with no op traced: Dynamo skips the frame ("No ops traced") and
             # runs its code eagerly, where each call it makes is compiled as a frame of its own
             # (measured 2.13: an exception a callee raises and the frame catches is met there)
             self._rest_eagerly(info, start, chain, entry)
         return None
+
+    def _deferred_calls(self, info: FrameInfo, deferred: list[Event], chain, entry: str, broke: bool) -> None:
+        """Reorderable logging calls the compilation made after its graph: each is compiled as a
+        frame of its own, but for a compilation that breaks with nested graph breaks on, which
+        runs them eagerly (measured 2.13)."""
+        for ev in deferred:
+            if broke and self.nested:
+                self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)  # type: ignore[arg-type]
+            else:
+                self._called_eagerly(info, ev, chain, entry)
 
     def _compiled_state(self) -> tuple:
         return ({k: set(v) for k, v in self.compiled.items()}, {k: set(v) for k, v in self.values_seen.items()},
