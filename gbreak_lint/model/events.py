@@ -704,6 +704,7 @@ class FrameBuilder:
         self.parameter_locals.difference_update(target_names(target))  # (`p = x * 2`: no longer a parameter)
         if self._never_returns(value):
             return  # the call raises: nothing is stored
+        self._build_element_callee(value)
         self.scope.assign(target, value)
         self.values.assign(target, value)
         self.resolver.remember(target, value)
@@ -1749,6 +1750,16 @@ class FrameBuilder:
         if cls is not None:
             return not self.resolver.is_nn_module(cls) and not _tuple_like(cls, self.env.project)
         return self._returns_object(expr)
+
+    def _build_element_callee(self, value: cst.BaseExpression | None) -> None:
+        """`ys = {i: f(x) for i in ...}`: the comprehension's frame is built later, so build the
+        function its element calls now, to tell whether the result holds tensors."""
+        element = value.elt if isinstance(value, cst.ListComp) else value.value if isinstance(value, cst.DictComp) else None
+        if not isinstance(element, cst.Call):
+            return
+        target = self.resolver.resolve(element.func)
+        if target is not None:
+            self.env.frame(self.causes.callee_key(target, element))
 
     def _never_returns(self, value: cst.BaseExpression | None) -> bool:
         if not isinstance(value, cst.Call):
