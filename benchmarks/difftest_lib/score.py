@@ -46,8 +46,8 @@ def _row_miss(row: dict) -> list:
     if row["what"] == "frame":
         kind = "frame_fp" if row["predicted"] else "frame_fn"
         return [kind, row["predicted"] or row["observed"], row["function"], where]
-    if row["what"] == "error":  # a compile error predicted or observed at one place only
-        return ["error_fp" if row["miss"].startswith("FP") else "error_fn", where]
+    if row["what"] == "error":
+        return []  # filed by _compile_error_misses, which counts it too
     if row["miss"].startswith("FP site"):
         return ["site_fp", row["code"], where]
     if row["miss"].startswith("FN site"):
