@@ -45,9 +45,11 @@ CAUSES: dict[str, tuple[bool, list[str], set[str], list[str] | None]] = {
     "torch_save": (True, ['torch.save(x, __file__ + ".pt")'], set(), None),
     "device_ctx": (True, ['with torch.device("cpu"):', "    x = x + 1"], set(), None),
     # lists of tensors searched: the polyfill compares items with `==` (count is traced)
-    "list_index_tensor": (True, ["{v} = [x + 1, x]", "x = x + {v}.index(x)"], set(), None),
-    "list_remove_tensor": (True, ["{v} = [x + 1, x]", "{v}.remove(x)", "x = x + len({v})"], set(), None),
-    "tensor_in_list": (True, ["if x in [x + 1, x]:", "    x = x + 1"], set(), None),
+    # (of 0-d tensors: `==` on bigger ones makes an ambiguous truth value, which eager refuses too)
+    "list_index_tensor": (True, ["{v} = x.sum()", "x = x + [{v} + 1, {v}].index({v})"], set(), None),
+    "list_remove_tensor": (True, ["{v} = x.sum()", "{v}_l = [{v} + 1, {v}]", "{v}_l.remove({v})",
+                                  "x = x + len({v}_l)"], set(), None),
+    "tensor_in_list": (True, ["{v} = x.sum()", "if {v} in [{v} + 1, {v}]:", "    x = x + 1"], set(), None),
     # a context manager a helper that broke hands back is entered in the resume function
     "cm_from_breaking_helper": (True, ["{v} = {d}(torch.no_grad())", "with {v}:", "    x = x + 1"], set(),
                                 ["def {d}(ctx):", "    torch._dynamo.graph_break()", "    return ctx"]),
@@ -59,7 +61,7 @@ CAUSES: dict[str, tuple[bool, list[str], set[str], list[str] | None]] = {
                                     ["class {d}Out:", "    def __init__(self, t):", "        self.t = t",
                                      "", "", "def {d}(x):", '    print("inside")', "    return {d}Out(x + 1)"]),
     # known non-breaks on 2.13 (a linter must stay quiet)
-    "neg_list_count": (False, ["{v} = [x + 1, x]", "x = x + {v}.count(x)"], set(), None),
+    "neg_list_count": (False, ["{v} = x.sum()", "x = x + [{v} + 1, {v}].count({v})"], set(), None),
     "neg_cm_autocast_from_helper": (False, ['{v} = {d}(torch.autocast("cpu"))', "with {v}:", "    x = x + 1"], set(),
                                     ["def {d}(ctx):", "    return ctx"]),
     "neg_shape_branch": (False, ["if x.shape[0] > 2:", "    x = x + 1"], set(), None),

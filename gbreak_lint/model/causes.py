@@ -1216,10 +1216,12 @@ class CauseMatcher:
         return True
 
     def _object_output(self, key: FrameKey, table) -> bool:
-        """nonstrict_trace returning an instance of a project class: its output must be
-        tensors, constants or pytree containers of them (measured 2.13: GB0251 at the call)."""
+        """nonstrict_trace returning an instance of a project class, None or a string: its
+        output must be tensors, numbers or pytree containers of them (measured 2.13: GB0251 at
+        the call; a function that returns nothing returns None)."""
         info = self.env.frame(key) if OBJECT_OUTPUT in table["breaks"] else None
-        return info is not None and info.returns_object
+        fn = self.env.project.function(key.qualname) if info is not None else None
+        return info is not None and (info.returns_object or fn is not None and _returns_none_or_string(fn))
 
     def _fake_run_table(self, fn: FunctionInfo):
         module = self.env.project.modules[fn.module]
@@ -2179,6 +2181,21 @@ MODULE_OPERAND = "module"
 # and the fake_run knowledge's name for it
 HELD_MODULE = "held_module"
 OBJECT_OUTPUT = "object_output"  # a fake-run function returning a project object (knowledge: fake_run)
+
+
+def _returns_none_or_string(fn: FunctionInfo) -> bool:
+    """Does some `return` hand back None or a string literal, alone or in a tuple / list
+    display (no `return` with a value at all: None)?"""
+    values = [r.value for r in find_all(fn.node.body, (cst.Return,), skip=NESTED_SCOPES)]
+    if not any(v is not None for v in values):
+        return True
+    items = [el.value for v in values if isinstance(v, (cst.Tuple, cst.List)) for el in v.elements]
+    return any(v is None or _none_or_string(v) for v in values) or any(map(_none_or_string, items))
+
+
+def _none_or_string(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None" \
+        or isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
 
 
 def _method_receiver(target: CallTarget, node: cst.Call) -> cst.BaseExpression | None:
