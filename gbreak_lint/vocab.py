@@ -173,6 +173,8 @@ class CauseCheck(Vocab):
     NESTED_RECONSTRUCTION = "nested_reconstruction"  # a nested break under an outer unsupported `with` (GB0092)
     GLOBAL_HOOK_HANDLE = "global_hook_handle"  # `global h; h = x.register_hook(fn)` (GB0100)
     SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)
+    # a reorderable logging function given an argument it cannot reorder (a list, an object: GB0296)
+    UNREORDERABLE_LOGGING_CALL = "unreorderable_logging_call"
     CONTEXT_DECORATED_CALL = "context_decorated_call"  # calling a function a config patch decorates (GB0142)
     DATA_POINTER_COMPARISON = "data_pointer_comparison"  # `a.data_ptr() == b.data_ptr()` (GB5976)
     DATA_POINTER_ARITHMETIC = "data_pointer_arithmetic"  # `a.data_ptr() + n`: Dynamo raises (GB0088)

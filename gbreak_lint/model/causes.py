@@ -17,7 +17,7 @@ from .attributes import getattr_override, global_hook_key, property_getter, seta
 from .built_objects import attribute_shapes, tensor_attributes
 from . import hop_inputs
 from .callables import context_wrapped, nonrecursive
-from .frame_values import constant_display, free_names
+from .frame_values import constant_display, free_names, single_store
 from .held_objects import HeldValues
 from .class_body import class_body_values
 from .instances import built_at_top, is_optimizer_class, optimizer_method_parts
@@ -1028,10 +1028,14 @@ class CauseMatcher:
             return
         disabled = target.disabled or self.disabled(fn) or self._disabled_class(target)
         key = self.callee_key(target, node)
-        if self.env.flag(REORDERABLE + fn.qualname):
+        if self.env.flag(REORDERABLE + fn.qualname) and isinstance(node.func, cst.Name):
             # reorderable_logging_functions: Dynamo calls it after the graph instead of tracing it
             self.env.frame(key)
-            self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.DEFERRED)
+            rule = self.rule_for_check(CauseCheck.UNREORDERABLE_LOGGING_CALL)
+            if self._reorderable(node) or rule is None:
+                self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.DEFERRED)
+            else:  # the call breaks; the function then runs as a frame of its own
+                self.b.emit_break(rule, node, detail=fn.name, target=key)
             return
         if self.b.key.hop_body:  # traced inside a higher-order op's body: the same checks apply
             key = replace(key, hop_body=True, hop_root=self.b.key.hop_root)
@@ -2057,19 +2061,29 @@ class CauseMatcher:
             return None
         return cst.Module([]).code_for_node(call.func), at
 
+    def _reorderable(self, node: cst.Call) -> bool:
+        """Dynamo reorders a logging call only when each argument is a tensor, a constant or a
+        string (DebuggingVariable.can_reorder_logs); a list or an object is GB0296 instead."""
+        strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        return all(self.b.scope.is_tensor(a.value) or isinstance(a.value, strings)
+                   or self.b.values.value(a.value) is not None for a in node.args)
+
     def _enterable_from_input(self, call: cst.Call) -> bool:
         """Is the object a helper call returns one Dynamo can enter when handed it (autocast,
         nullcontext)? Judged from the context managers the call passes and the helper returns."""
-        made = [a.value for a in call.args if isinstance(a.value, cst.Call)]
-        target = self.b.resolver.resolve(call.func)
-        module, fn = self.b.module, None
-        if target is not None:
-            fn = target.function
-            module = self.env.project.modules[fn.module]
-            made += [r.value for r in find_all(fn.node.body, (cst.Return,), skip=NESTED_SCOPES)
-                     if isinstance(r.value, cst.Call)]
+        passed = [self.b.built.get(a.value.value) if isinstance(a.value, cst.Name) else a.value for a in call.args]
         wrappable = self.k.input_context_managers
-        return any(self.env.project.qualify(c.func, module, fn) in wrappable for c in made)
+        if any(isinstance(c, cst.Call) and self.b.resolver.qualify(c.func) in wrappable for c in passed):
+            return True
+        target = self.b.resolver.resolve(call.func)
+        if target is None:
+            return False
+        fn = target.function
+        module = self.env.project.modules[fn.module]
+        returned = [r.value for r in find_all(fn.node.body, (cst.Return,), skip=NESTED_SCOPES)]
+        # `ctx = torch.autocast("cpu"); return ctx`: what the returned name was bound to
+        made = [single_store(fn.node, v.value) if isinstance(v, cst.Name) else v for v in returned]
+        return any(isinstance(c, cst.Call) and self.env.project.qualify(c.func, module, fn) in wrappable for c in made)
 
     def context_manager(self, item: cst.BaseExpression, with_node: cst.With) -> Ctx | None:
         """The block a `with` item opens, or None when entering it is itself a break."""
@@ -2184,13 +2198,12 @@ OBJECT_OUTPUT = "object_output"  # a fake-run function returning a project objec
 
 
 def _returns_none_or_string(fn: FunctionInfo) -> bool:
-    """Does some `return` hand back None or a string literal, alone or in a tuple / list
-    display (no `return` with a value at all: None)?"""
+    """Does every `return` hand back None or a string literal, alone or in a tuple / list
+    display (no `return` with a value at all: None)? Dynamo checks the path the call takes, so
+    one early `return None` among others is not enough."""
     values = [r.value for r in find_all(fn.node.body, (cst.Return,), skip=NESTED_SCOPES)]
-    if not any(v is not None for v in values):
-        return True
-    items = [el.value for v in values if isinstance(v, (cst.Tuple, cst.List)) for el in v.elements]
-    return any(v is None or _none_or_string(v) for v in values) or any(map(_none_or_string, items))
+    return all(v is None or _none_or_string(v) or isinstance(v, (cst.Tuple, cst.List))
+               and any(_none_or_string(el.value) for el in v.elements) for v in values)
 
 
 def _none_or_string(expr: cst.BaseExpression) -> bool:

@@ -133,6 +133,10 @@ class ModelEnv:
                 self._taint()
         return info
 
+    def building_depth(self) -> int:
+        """How many frame builds are under way (one inside another)."""
+        return len(self._building)
+
     def frame(self, key: FrameKey) -> FrameInfo | None:
         """Events of a frame, built once; None for unknown code or while it is being built."""
         if self._building:

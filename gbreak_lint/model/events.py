@@ -30,6 +30,9 @@ from ..walk import NESTED_SCOPES, children, find_all, own_names
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
                        cst.DictComp: "<dictcomp>", cst.GeneratorExp: "<genexpr>"}
 
+# frame builds under way past which a comprehension's element callee is not built ahead
+MAX_ELEMENT_BUILD_DEPTH = 8
+
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,7 @@ class FrameBuilder:
                          yields_tensor=self.yields_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
-                         never_returns=never_returns,
+                         never_returns=never_returns, only_project_calls=self._only_project_calls(fn),
                          returns_unrebuildable=self.outputs.returned, eager_only=self.key.traced_hook,
                          decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
@@ -1751,6 +1754,10 @@ class FrameBuilder:
             return not self.resolver.is_nn_module(cls) and not _tuple_like(cls, self.env.project)
         return self._returns_object(expr)
 
+    def _only_project_calls(self, fn: FunctionInfo) -> bool:
+        return all(self.resolver.resolve(call.func) is not None
+                   for call in find_all(fn.node.body, (cst.Call,), skip=NESTED_SCOPES))
+
     def _build_element_callee(self, value: cst.BaseExpression | None) -> None:
         """`ys = {i: f(x) for i in ...}`: the comprehension's frame is built later, so build the
         function its element calls now, to tell whether the result holds tensors."""
@@ -1758,7 +1765,9 @@ class FrameBuilder:
         if not isinstance(element, cst.Call):
             return
         target = self.resolver.resolve(element.func)
-        if target is not None:
+        # not a recursion (`[rec(x, n - 1) for ...]` would build n, n - 1, ... without end)
+        if target is not None and target.function.qualname != self.key.qualname \
+                and self.env.building_depth() < MAX_ELEMENT_BUILD_DEPTH:
             self.env.frame(self.causes.callee_key(target, element))
 
     def _never_returns(self, value: cst.BaseExpression | None) -> bool:

@@ -274,10 +274,15 @@ class TensorScope:
         dict display with a tensor value."""
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
             return any(isinstance(el, cst.Element) and self.is_tensor(el.value) for el in value.elements)
-        if isinstance(value, cst.ListComp):  # `[torch.tensor([i]) for i in range(4)]`
-            return self.is_tensor(value.elt)
-        if isinstance(value, cst.DictComp):
-            return self.is_tensor(value.value)
+        if isinstance(value, (cst.ListComp, cst.DictComp)):  # `[torch.tensor([i]) for i in range(4)]`
+            element = value.elt if isinstance(value, cst.ListComp) else value.value
+            # a name the comprehension binds is not the frame's (`[x for x in names]`)
+            shadowed = set(target_names(value.for_in.target)) & self.tensors
+            self.tensors -= shadowed
+            try:
+                return self.is_tensor(element)
+            finally:
+                self.tensors |= shadowed
         if isinstance(value, cst.Dict):
             return any(isinstance(el, cst.DictElement) and self.is_tensor(el.value) for el in value.elements)
         return False

@@ -380,10 +380,12 @@ class Tracer:
             self._restore_compiled(compiled)
             not_taken, i, ops = tuple(e.condition for _, e in path if e.condition), i - 1, ops - inlined_ops
         self._deferred_calls(info, deferred, chain, entry, broke=False)
-        if not ops and not not_taken and self._strictness(info, (), strict_entry) is None:
+        if not ops and not not_taken and info.only_project_calls and self._strictness(info, (), strict_entry) is None:
             # the return reached with no op traced: Dynamo skips the frame ("No ops traced") and
             # runs its code eagerly, where each call it makes is compiled as a frame of its own
-            # (measured 2.13: an exception a callee raises and the frame catches is met there)
+            # (measured 2.13: an exception a callee raises and the frame catches is met there).
+            # Only where every call is the project's: a torch call reached some other way
+            # (`getattr(torch, name)(x)`, a registry) is an op the count does not see.
             self._rest_eagerly(info, start, chain, entry)
         return None
 
@@ -394,8 +396,8 @@ class Tracer:
         for ev in deferred:
             if broke and self.nested:
                 self._run_eagerly(ev.target, chain + (_link(info, ev),), entry)  # type: ignore[arg-type]
-            else:
-                self._called_eagerly(info, ev, chain, entry)
+            else:  # called from the compiled code's epilogue: a frame of its own, not nested
+                self.compile_frame(ev.target, chain, entry)  # type: ignore[arg-type]
 
     def _compiled_state(self) -> tuple:
         return ({k: set(v) for k, v in self.compiled.items()}, {k: set(v) for k, v in self.values_seen.items()},

@@ -163,6 +163,8 @@ class FrameInfo:
     returns_unrebuildable: str = ""
     returns_data_scalar: bool = False  # a return is a number read out of a tensor (`.item() > 0`)
     never_returns: bool = False  # every path raises: `x = raiser(x)` leaves `x` as it was
+    # every call it makes is to a project function (so its op count leaves nothing unknown out)
+    only_project_calls: bool = False
     closure_tensors: bool = False  # reads a closure cell the enclosing function fills with a tensor
     decided_by: frozenset[str] = frozenset()  # names read by `if` tests the Python values decided
     # a higher-order op's body setting an attribute of an object it did not make to a value that
