@@ -101,6 +101,8 @@ def _walk_custom(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
 
 # Code that runs in a scope of its own, not as part of the statement holding it.
 NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# a string literal, plain, implicitly concatenated or an f-string
+STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def find_all(node: cst.CSTNode, kinds: tuple[type, ...], skip: tuple[type, ...] = ()) -> list:

@@ -12,7 +12,7 @@ from ..index.entries import REORDERABLE, call_argument
 from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
-from ..walk import NESTED_SCOPES, children, find_all
+from ..walk import NESTED_SCOPES, STRING_NODES, children, find_all
 from .attributes import getattr_override, global_hook_key, property_getter, setattr_override
 from .built_objects import attribute_shapes, tensor_attributes
 from . import hop_inputs
@@ -1626,7 +1626,7 @@ class CauseMatcher:
         if self._holds_generator(value):
             arguments[name] = PASSED_GENERATOR
             return
-        made = self.b.built.get(value.value) if isinstance(value, cst.Name) else value
+        made = self._made(value)
         if isinstance(made, cst.Call) and self.b.resolver.qualify(made.func) in self.k.input_unenterable_context_managers:
             arguments[name] = PASSED_CONTEXT_MANAGER
             return
@@ -2050,35 +2050,34 @@ class CauseMatcher:
         if isinstance(item, cst.Name) and item.value not in b.rebound \
                 and b.resolver.arguments.get(item.value) == PASSED_CONTEXT_MANAGER:
             return item.value, 0
-        call = b.built.get(item.value) if isinstance(item, cst.Name) else item
+        call = self._made(item)
         if not isinstance(call, cst.Call) or b.resolver.instantiated_class(call) is not None:
             return None
         target = b.resolver.resolve(call.func)
         if target is None or target.function.is_generator:  # a @contextmanager call runs no body yet
             return None
         at = self._resumed_after(call)
-        if at is None or self._enterable_from_input(call):
+        if at is None or self._enterable_from_input(call, target.function):
             return None
         return cst.Module([]).code_for_node(call.func), at
 
     def _reorderable(self, node: cst.Call) -> bool:
         """Dynamo reorders a logging call only when each argument is a tensor, a constant or a
         string (DebuggingVariable.can_reorder_logs); a list or an object is GB0296 instead."""
-        strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-        return all(self.b.scope.is_tensor(a.value) or isinstance(a.value, strings)
+        return all(self.b.scope.is_tensor(a.value) or isinstance(a.value, STRING_NODES)
                    or self.b.values.value(a.value) is not None for a in node.args)
 
-    def _enterable_from_input(self, call: cst.Call) -> bool:
-        """Is the object a helper call returns one Dynamo can enter when handed it (autocast,
+    def _made(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The call that made the local `expr` names (`ctx = torch.no_grad()`), else `expr`."""
+        return self.b.built.get(expr.value) if isinstance(expr, cst.Name) else expr
+
+    def _enterable_from_input(self, call: cst.Call, fn: FunctionInfo) -> bool:
+        """Is the object helper `fn` returns one Dynamo can enter when handed it (autocast,
         nullcontext)? Judged from the context managers the call passes and the helper returns."""
-        passed = [self.b.built.get(a.value.value) if isinstance(a.value, cst.Name) else a.value for a in call.args]
+        passed = [self._made(a.value) for a in call.args]
         wrappable = self.k.input_context_managers
         if any(isinstance(c, cst.Call) and self.b.resolver.qualify(c.func) in wrappable for c in passed):
             return True
-        target = self.b.resolver.resolve(call.func)
-        if target is None:
-            return False
-        fn = target.function
         module = self.env.project.modules[fn.module]
         returned = [r.value for r in find_all(fn.node.body, (cst.Return,), skip=NESTED_SCOPES)]
         # `ctx = torch.autocast("cpu"); return ctx`: what the returned name was bound to
@@ -2208,7 +2207,7 @@ def _returns_none_or_string(fn: FunctionInfo) -> bool:
 
 def _none_or_string(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None" \
-        or isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        or isinstance(expr, STRING_NODES)
 
 
 def _method_receiver(target: CallTarget, node: cst.Call) -> cst.BaseExpression | None:

@@ -12,9 +12,9 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from ..walk import STRING_NODES
 from .frame_values import free_names
 
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 class BadMessage(NamedTuple):
@@ -40,7 +40,7 @@ def message_argument(node: cst.Call, qual: str | None, knowledge) -> cst.BaseExp
 def unconvertible_message(frame, message: cst.BaseExpression) -> BadMessage | None:
     """Why Dynamo cannot convert `message` in `frame` (an EventBuilder), or None when it can
     or the model does not know."""
-    if isinstance(message, _STRINGS):
+    if isinstance(message, STRING_NODES):
         return BadMessage("check_message_not_nested", "a string")
     if isinstance(message, cst.Lambda):
         return _closure_cells(frame, message)

@@ -17,7 +17,7 @@ from .indexing import IndexReads, slice_bounds
 from .outputs import FrameOutputs
 from .check_messages import message_argument, unconvertible_message
 from .resolve import CallResolver
-from .tensors import TensorScope, target_names
+from .tensors import TensorScope, comprehension_element, target_names
 from .frame_values import (FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read)
 from .liveness import descendants, live_after, pending_operands, statement_reads
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
@@ -1761,7 +1761,7 @@ class FrameBuilder:
     def _build_element_callee(self, value: cst.BaseExpression | None) -> None:
         """`ys = {i: f(x) for i in ...}`: the comprehension's frame is built later, so build the
         function its element calls now, to tell whether the result holds tensors."""
-        element = value.elt if isinstance(value, cst.ListComp) else value.value if isinstance(value, cst.DictComp) else None
+        element = comprehension_element(value)
         if not isinstance(element, cst.Call):
             return
         target = self.resolver.resolve(element.func)
@@ -1771,15 +1771,16 @@ class FrameBuilder:
             self.env.frame(self.causes.callee_key(target, element))
 
     def _never_returns(self, value: cst.BaseExpression | None) -> bool:
-        if not isinstance(value, cst.Call):
-            return False
-        target = self.resolver.resolve(value.func)
-        info = self.env.frame_if_built(self.causes.callee_key(target, value)) if target is not None else None
+        info = self._callee_info(value) if isinstance(value, cst.Call) else None
         return info is not None and info.never_returns
 
-    def _returns_object(self, call: cst.Call) -> bool:
+    def _callee_info(self, call: cst.Call) -> FrameInfo | None:
+        """The frame a project call runs, when it has been built."""
         target = self.resolver.resolve(call.func)
-        info = self.env.frame_if_built(self.causes.callee_key(target, call)) if target is not None else None
+        return self.env.frame_if_built(self.causes.callee_key(target, call)) if target is not None else None
+
+    def _returns_object(self, call: cst.Call) -> bool:
+        info = self._callee_info(call)
         return info is not None and info.returns_object
 
     def _held_class(self, expr: cst.Attribute) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..index.names import target_names  # noqa: F401  (re-exported)
+from ..walk import STRING_NODES
 
 from ..knowledge import Knowledge
 
@@ -170,7 +171,7 @@ class TensorScope:
         items = _membership_items(expr, (cst.In, cst.NotIn))
         if items is None or isinstance(items, cst.Name) and self.is_tensor_sequence(items):
             return False
-        if isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if isinstance(expr.left, STRING_NODES):
             return False  # `"aux" in outputs`: a string is never looked for in a tensor
         return self.is_tensor(items)
 
@@ -274,8 +275,8 @@ class TensorScope:
         dict display with a tensor value."""
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
             return any(isinstance(el, cst.Element) and self.is_tensor(el.value) for el in value.elements)
-        if isinstance(value, (cst.ListComp, cst.DictComp)):  # `[torch.tensor([i]) for i in range(4)]`
-            element = value.elt if isinstance(value, cst.ListComp) else value.value
+        element = comprehension_element(value)
+        if element is not None and isinstance(value, (cst.ListComp, cst.DictComp)):  # `[torch.tensor([i]) for i in ...]`
             # a name the comprehension binds is not the frame's (`[x for x in names]`)
             shadowed = set(target_names(value.for_in.target)) & self.tensors
             self.tensors -= shadowed
@@ -359,3 +360,10 @@ def _integer_literals(node: cst.BaseExpression) -> bool:
         return bool(node.elements) and all(isinstance(el, cst.Element) and _integer_literals(el.value)
                                            for el in node.elements)
     return False
+
+
+def comprehension_element(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """What a list comprehension makes, or a dict comprehension's values; None otherwise."""
+    if isinstance(value, cst.ListComp):
+        return value.elt
+    return value.value if isinstance(value, cst.DictComp) else None
