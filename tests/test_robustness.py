@@ -191,3 +191,15 @@ def test_many_files_with_one_name_are_named_linearly():
 
 def _too_slow(signum, frame):
     raise TimeoutError("module naming is not linear in the number of files")
+
+
+def test_hostile_constants_are_not_computed(project, capsys):
+    """A scanned file's constants are evaluated as Dynamo would, but never at any cost: a
+    backtracking regular expression, a billion-fold string repetition and an f-string of it
+    stay unknown (the scan answers at once, the branch they decide is explored both ways)."""
+    project("m.py", "import re\nimport torch\n\n\n@torch.compile\ndef f(x):\n    name = 'a' * 40 + '!'\n"
+                    "    if re.findall('(a+)+$', name):\n        print('match')\n    big = 'ab' * 1000000000\n"
+                    "    if f'{big}' == 'x':\n        print('big')\n    return x\n")
+    doc = run_json(capsys, project.root)
+    assert not doc["errors"]
+    assert sorted(d["line"] for d in doc["diagnostics"] if d["code"] == "GBL303") == [9, 12]

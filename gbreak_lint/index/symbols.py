@@ -202,7 +202,14 @@ class _Collector:
             # compile calls): a code object of its own, told apart by its def line; the name
             # refers to the last one, and `definition_at` finds the one a line sees
             qual = f"{qual}{REDEFINED}{self.def_lines[self.ordinals[id(node)]]}"
-        if scope is None:
+        accessor = scope is not None and scope[0] == "class" and _property_accessor(node) \
+            and node.name.value in self.classes[scope[1]]["methods"]
+        if accessor:
+            # `@name.setter` / `@name.deleter` after the getter: assigning or deleting the
+            # attribute runs it, reading it (and calling what it holds) runs the getter, which
+            # keeps the name
+            qual = f"{qual}{REDEFINED}{self.def_lines[self.ordinals[id(node)]]}"
+        elif scope is None:
             self.top_level[node.name.value] = qual
         elif scope[0] == "class":
             self.classes[scope[1]]["methods"][node.name.value] = qual
@@ -297,6 +304,13 @@ class _Collector:
             reassigned=frozenset(n for n, count in self.bindings.items() if count > 1)
             | _declared_global(self.parsed.text),
         )
+
+
+def _property_accessor(node: cst.FunctionDef) -> bool:
+    """`@<name>.setter` / `@<name>.deleter` of the property the def redefines."""
+    return any(isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in ("setter", "deleter")
+               and isinstance(d.decorator.value, cst.Name) and d.decorator.value.value == node.name.value
+               for d in node.decorators)
 
 
 # joins a redefined function's qualname and its def line ("mod.test.fn~12")

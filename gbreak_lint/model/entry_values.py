@@ -408,13 +408,23 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
         return any(isinstance(side, cst.Call) and _is_tensor_expr(project, knowledge, module, side, depth + 1)
                    for side in (value.left, value.right))
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-            and project.qualify(value.func, module) is None:
-        value = value.func.value  # `torch.randn(2).half()`
+            and (project.qualify(value.func, module) is None or _method_of_global(module, value)):
+        if value.func.attr.value in knowledge.non_tensor_methods:
+            return False  # `torch.randn(2).size()`
+        value = value.func.value  # `torch.randn(2).half()`, `labels = input_ids.clone()`
+    if isinstance(value, cst.Name) and value.value in module.values and depth < 4:
+        return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
     if isinstance(value, cst.Call):
         qual = project.qualify(value.func, module) or ""
         return qual.startswith("torch.") and not any(
             qual.rsplit(".", 1)[-1].startswith(p) for p in knowledge.non_tensor_prefixes)
     return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values
+
+
+def _method_of_global(module, value: cst.Call) -> bool:
+    """`name.method(...)` on a name bound at module level (`input_ids.clone()`)."""
+    receiver = value.func.value  # type: ignore[attr-defined]
+    return isinstance(receiver, cst.Name) and receiver.value in module.values
 
 
 def _calls_named(project, knowledge, module, name: str) -> list[_Call]:

@@ -18,6 +18,8 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
+from .global_values import global_value
+from .setter_fields import only_setter_assigns
 from .dict_locals import (display_keywords, item_stored_names, joined, loosened, plain_dict_local, stored_keys,
                           with_item)
 from ..index.names import binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
@@ -98,38 +100,8 @@ class FrameValues:
             return None
         return default_value(param.default, self.evaluator)
 
-    def _global(self, module: ModuleIndex, name: str, hops: int = 0) -> Const | None:
-        if name in module.reassigned or hops > 2:
-            return None
-        if name in module.values:
-            found = literal(module.values[name])
-            if found is None:  # an instance never mutated in its module: built once per run
-                found = self.project.derived(f"global_instance:{module.name}:{name}",
-                                             lambda: self._unmutated_instance(module, name))
-            return found
-        target = module.imports.get(name)  # `from config import DEBUG`
-        if target is None:
-            return None
-        owner, _, attr = target.rpartition(".")
-        other = self.project.modules.get(owner)
-        return self._global(other, attr, hops + 1) if other is not None else None
-
-    def _unmutated_instance(self, module: ModuleIndex, name: str) -> Const | None:
-        if re.search(rf"\b{re.escape(name)}\.\w+\s*=(?!=)", module.parsed.text):
-            return None
-        return self._global_instance(module, module.values[name])
-
-    def _global_instance(self, module: ModuleIndex, value: cst.BaseExpression) -> Const | None:
-        """`CFG = Config(verbose=False)` at module level: the instance with the attributes its
-        constructor sets from those arguments."""
-        if not isinstance(value, cst.Call):
-            return None
-        cls = self.project.klass(self.project.qualify(value.func, module))
-        if cls is None:
-            return None
-        from .instances import built_at_top  # instances builds on this module's helpers
-
-        return Const(built_at_top(self.project, self.k.dtype_names, cls, value, module))
+    def _global(self, module: ModuleIndex, name: str) -> Const | None:
+        return global_value(self.project, self.k.dtype_names, module, name)
 
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Subscript):
@@ -542,6 +514,9 @@ class FrameValues:
 
     def has_attribute(self, obj: cst.BaseExpression, name: str) -> bool | None:
         if isinstance(obj, cst.Name) and obj.value == "self" and self.cls is not None:
+            if name not in self.written and name not in dict(self.key.attributes) \
+                    and only_setter_assigns(self.project, self.cls, name):
+                return False
             if self.project.class_attribute(self.cls, name) is not None or \
                     self.project.method(self.cls, name) is not None or name in self.k.module_attributes:
                 return True

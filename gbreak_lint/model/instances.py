@@ -16,6 +16,7 @@ from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
 from .frame_values import assigned_names
+from .global_values import global_value
 from .class_body import SymbolicNames, class_body_values
 from .values import Const, Keywords, Obj, ValueEvaluator, default_value, literal
 
@@ -27,7 +28,10 @@ class Constructor:
         self.project = project
         self.dtypes = dtypes
 
-    def build(self, cls: ClassInfo, call: cst.Call | None, caller: "Scope | None", depth: int = 0) -> Obj:
+    def build(self, cls: ClassInfo, call: cst.Call | None, caller: "Scope | None", depth: int = 0,
+              concrete: ClassInfo | None = None) -> Obj:
+        """The instance `call` builds; `concrete`: the class actually instantiated when `cls` is
+        a base whose `__init__` runs through `super().__init__()` (`self.__class__` is it)."""
         attrs: dict[str, Const | None] = {}
         if depth <= MAX_DEPTH:
             attrs.update(self._class_defaults(cls))
@@ -35,7 +39,7 @@ class Constructor:
             if generated_init(self.project, cls):
                 self._dataclass_init(cls, call, caller, attrs, depth)
             elif init is not None:
-                self._run_init(init, cls, call, caller, attrs, depth)
+                self._run_init(init, cls, call, caller, attrs, depth, concrete or cls)
         return Obj(cls.qualname, tuple(sorted((k, v) for k, v in attrs.items() if v is not None)))
 
     def _class_defaults(self, cls: ClassInfo) -> dict[str, Const | None]:
@@ -73,8 +77,9 @@ class Constructor:
         if post is not None:
             self._run_init(post, cls, None, caller, attrs, depth)
 
-    def _run_init(self, init: FunctionInfo, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
-        scope = Scope(self, init, depth)
+    def _run_init(self, init: FunctionInfo, cls: ClassInfo, call, caller, attrs: dict, depth: int,
+                  concrete: ClassInfo | None = None) -> None:
+        scope = Scope(self, init, depth, concrete=concrete)
         scope.bind(call, caller)
         scope.own = attrs  # `self.attention_type = self.config.attention_type`: what is set so far
         self._block(init.node.body, scope, cls, attrs, depth)
@@ -103,7 +108,7 @@ class Constructor:
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             base = self._super_init(small.value, scope, cls)
             if base is not None:
-                attrs.update(dict(self.build(base, small.value, scope, depth + 1).attrs))
+                attrs.update(dict(self.build(base, small.value, scope, depth + 1, concrete=scope.concrete).attrs))
             return
         if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
             return
@@ -132,10 +137,15 @@ class Constructor:
 class Scope:
     """Parameters and locals of one constructor run."""
 
-    def __init__(self, ctor: Constructor, init: FunctionInfo | None, depth: int, module=None):
+    def __init__(self, ctor: Constructor, init: FunctionInfo | None, depth: int, module=None,
+                 concrete: ClassInfo | None = None):
         self.ctor = ctor
         self.init = init
         self.depth = depth
+        self.concrete = concrete  # the class being instantiated (`self.__class__`)
+        # the constructor's own names (parameters, whatever it binds): never its module's globals
+        self.own_names = frozenset(p.name for p in init.params) | assigned_names(init.node.body) \
+            if init is not None else frozenset()
         # TopScope passes its module; a constructor's scope has an __init__
         self.module = module if module is not None else ctor.project.modules[init.module]  # type: ignore[union-attr]
         self.locals: dict[str, Const | None] = {}
@@ -180,9 +190,13 @@ class Scope:
             self.locals[param.name] = None
 
     def name_value(self, name: str) -> Const | None:
-        return self.locals.get(name)
+        if name in self.locals or name in self.own_names or self.init is None:
+            return self.locals.get(name)
+        return global_value(self.ctor.project, self.ctor.dtypes.dtypes, self.module, name)
 
     def attribute_value(self, expr: cst.Attribute) -> Const | None:
+        if expr.attr.value == "__name__" and self.concrete is not None and _own_class(expr.value):
+            return Const(self.concrete.name)  # `self.__class__.__name__`, `type(self).__name__`
         if self.own is not None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return self.own.get(expr.attr.value)
         owner = self.value(expr.value)
@@ -201,6 +215,14 @@ class Scope:
         if cls is None:
             return None
         return Const(self.ctor.build(cls, call, self, self.depth + 1))
+
+
+def _own_class(expr: cst.BaseExpression) -> bool:
+    """`self.__class__` or `type(self)`."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "__class__" and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "type" \
+        and len(expr.args) == 1 and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "self"
 
 
 def _attributes_from_mapping(stmt: cst.CSTNode, scope: "Scope") -> Keywords | None:
@@ -285,8 +307,8 @@ class TopScope(Scope):
         if found is not None or name in self._evaluating or name in self.module.reassigned:
             return found
         expr = self.module.values.get(name)
-        if expr is None:
-            return None
+        if expr is None or isinstance(expr, cst.Dict):  # a table, or a name imported from elsewhere
+            return global_value(self.ctor.project, self.ctor.dtypes.dtypes, self.module, name)
         self._evaluating.add(name)
         try:
             return self.value(expr)

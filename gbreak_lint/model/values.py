@@ -21,6 +21,7 @@ from typing import Any, Callable, Protocol
 import libcst as cst
 
 from ..walk import children
+from .string_values import MAX_TEXT, ListValue, formatted, is_regex_function, is_string_method, regex_call, string_method
 
 # expressions that run in a frame of their own: what raises there raises in that frame
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -572,7 +573,7 @@ class ValueEvaluator:
         if fn is None or self.is_tensor(expr):
             return None
         a, b = self.value(expr.left, depth), self.value(expr.right, depth)
-        if a is None or b is None:
+        if a is None or b is None or _too_long(fn, a.value, b.value):
             return None
         try:
             return Const(fn(a.value, b.value))
@@ -580,7 +581,10 @@ class ValueEvaluator:
             return None
 
     def _Subscript(self, expr: cst.Subscript, depth: int) -> Const | None:
-        """`x.shape[0]`, `sizes[-1]`: an item of a known tuple at a constant index."""
+        """`x.shape[0]`, `sizes[-1]`: an item of a known tuple at a constant index;
+        `input_shape[:2]`: a slice of it at constant bounds."""
+        if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+            return self._sliced(expr.value, expr.slice[0].slice, depth)
         if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
             return None
         base, index = self.value(expr.value, depth), self.value(expr.slice[0].slice.value, depth)
@@ -590,6 +594,19 @@ class ValueEvaluator:
             return Const(base.value[index.value])
         except IndexError:
             return None
+
+    def _sliced(self, held: cst.BaseExpression, part: cst.Slice, depth: int) -> Const | None:
+        base = self.value(held, depth)
+        if base is None or not isinstance(base.value, tuple):
+            return None
+        bounds = []
+        for bound in (part.lower, part.upper, part.step):
+            found = self.value(bound, depth) if bound is not None else Const(None)
+            if found is None or not (found.value is None or type(found.value) is int) or found.value == 0 and bound is part.step:
+                return None
+            bounds.append(found.value)
+        items = base.value[slice(*bounds)]
+        return Const(ListValue(items) if isinstance(base.value, ListValue) else items)
 
     def _Tuple(self, expr: cst.Tuple, depth: int) -> Const | None:
         """`(torch.float16, torch.bfloat16)`: a tuple of known values (`dtype in (...)`)."""
@@ -609,6 +626,9 @@ class ValueEvaluator:
             return self._keyword_lookup(func.value, args, depth)
         if isinstance(func, cst.Attribute) and func.attr.value in ("index", "count") and len(args) == 1:
             return self._sequence_method(func, args[0], depth)  # `co_varnames.index(name)`
+        computed = self._string_call(expr, args, depth)
+        if computed is not None:
+            return computed
         name = func.value if isinstance(func, cst.Name) and self.name_value(func.value) is None else None
         if name == "isinstance" and len(args) == 2:
             return self._isinstance(args[0], args[1], depth)
@@ -630,6 +650,31 @@ class ValueEvaluator:
                 return self.attribute_value(cst.Attribute(args[0], cst.Name(attr.value)))
             return self.value(args[2], depth) if has is False else None  # never set: the default
         return self.call_value(expr)
+
+    def _string_call(self, expr: cst.Call, args: list, depth: int) -> Const | None:
+        """`"|".join(keys)`, `name.startswith("x")`, `re.findall(p, name)` on constants."""
+        func = expr.func
+        if not isinstance(func, cst.Attribute) or len(args) != len(expr.args) or len(args) > 3:
+            return None  # keywords or a spread: not computed
+        receiver = None
+        if is_string_method(func.attr.value):
+            receiver = self.value(func.value, depth)
+            if receiver is None or not isinstance(receiver.value, str):
+                return None
+        qualified = self.qualify(func) if receiver is None else None
+        if receiver is None and not is_regex_function(qualified):
+            return None
+        known = [self.value(a, depth) for a in args]
+        if None in known:
+            return None
+        values = [_iterated(k.value) for k in known]  # type: ignore[union-attr]
+        found = string_method(receiver.value, func.attr.value, values) if receiver is not None \
+            else regex_call(qualified, values)
+        return Const(found) if found is not None else None
+
+    def _FormattedString(self, expr: cst.FormattedString, depth: int) -> Const | None:
+        found = formatted(expr, lambda e: self.value(e, depth))
+        return Const(found) if found is not None else None
 
     def _sequence_method(self, func: cst.Attribute, arg, depth: int) -> Const | None:
         held, item = self.value(func.value, depth), self.value(arg, depth)
@@ -672,6 +717,8 @@ class ValueEvaluator:
         if any(n in TENSOR_TYPES for n in names):
             return Const(False)
         if all(n in BUILTIN_TYPES for n in names):
+            if isinstance(found.value, ListValue):  # a list held as a tuple
+                return Const("builtins.list" in names)
             return Const(isinstance(found.value, tuple(BUILTIN_TYPES[n] for n in names)))
         return None
 
@@ -679,6 +726,22 @@ class ValueEvaluator:
     def _len_of_display(expr) -> Const | None:
         found = display_length(expr)
         return Const(found) if found is not None else None
+
+
+def _too_long(fn, a: object, b: object) -> bool:
+    """`"ab" * 10**9` in a scanned file: a repetition past MAX_TEXT items is not computed (it
+    would take the scan's memory and time)."""
+    if fn is not operator.mul:
+        return False
+    for seq, count in ((a, b), (b, a)):
+        if isinstance(seq, (str, tuple)) and type(count) is int and len(seq) * count > MAX_TEXT:
+            return True
+    return False
+
+
+def _iterated(held: object) -> object:
+    """A dict whose keys are all known, as what iterating it yields (its keys, in order)."""
+    return held.names if isinstance(held, Keywords) and held.exact() else held
 
 
 def _keyed_item(expr) -> tuple:
