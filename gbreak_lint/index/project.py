@@ -306,10 +306,17 @@ class ProjectIndex:
             or name in module.module_imports and module.imports.get(name) == "numpy"
 
     # -- instances -------------------------------------------------------------------
-    def classes_bound(self, module: ModuleIndex, name: str) -> list[ClassInfo]:
+    def classes_bound(self, module: ModuleIndex, name: str, function: FunctionInfo | None = None) -> list[ClassInfo]:
         """The project classes a name of the module is built from: its one module-level value,
         else every `name = Cls(...)` in the module, in any function (a test's `main()`) or
-        rebound later (`model = torch.compile(model)`). One per class."""
+        rebound later (`model = torch.compile(model)`). One per class. `function`: where the
+        name is read; a local it binds is built there (its local classes are seen)."""
+        local = [a.value for a in find_all(function.node.body, (cst.Assign,), skip=NESTED_SCOPES)
+                 if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)] \
+            if function is not None else []
+        if local:
+            classes = {c.qualname: c for c in (self.created_class(v, module, function) for v in local) if c is not None}
+            return list(classes.values())
         if name in module.values and name not in module.reassigned:
             made = [module.values[name]]
         else:

@@ -60,24 +60,30 @@ class HookRegistry:
     they are registered on (`net.block.register_forward_hook(h)` -> "block")."""
 
     def __init__(self, project: ProjectIndex, callables: Callables):
-        self.hooks: dict[str, list[tuple[str, FnValue]]] = {}
+        # registry key -> (kind, hook, the instance a loop over a named model registered it on:
+        # "" for any instance of the key's class)
+        self.hooks: dict[str, list[tuple[str, FnValue, str]]] = {}
         for module in project.mentioning(HOOK_MARKER):
             self._collect(project, callables, module)
 
     def for_attribute(self, name: str, kind: str, owner: str = "", instance: str = "",
-                      global_key: str | None = None) -> list[FnValue]:
+                      global_key: str | None = None, model: str = "") -> list[FnValue]:
         """Hooks on the module held under `name`, and those a loop over the sub-modules of a
         model (`for m in model.modules():`) registered on it: a child when the call is
         `self.name(...)` in a method of the model's class `owner`, the model itself when
         `instance` (the class of a module called by name) is that class. A module-level
         instance called by its name (`global_key`, see global_hook_key) has only the hooks
-        registered on that very global: scripts of one repository reuse names such as `model`."""
+        registered on that very global: scripts of one repository reuse names such as `model`.
+        `model`: which instance the loop's hooks must have been registered on (FrameKey.instance
+        of the model running `self.name(...)`, or the instance called by name); a loop over
+        another instance of the same class does not hook this one."""
         keys = [global_key or name]
         if owner:
             keys += [EVERY_MODULE + owner, EVERY_CHILD + owner]
         if instance:
             keys.append(EVERY_MODULE + instance)
-        return [fn for key in keys for k, fn in self.hooks.get(key, ()) if k == kind]
+        return [fn for key in keys for k, fn, on in self.hooks.get(key, ())
+                if k == kind and (not on or not model or model == "*" or on == model)]
 
     def _collect(self, project, callables: Callables, module) -> None:
         """The module's hook registrations, reading only the top-level definitions whose lines
@@ -119,12 +125,13 @@ def _top_definitions_holding(spans: list, lines: list[int]) -> list[tuple[int, i
 class _HookCalls(cst.CSTVisitor):
     """`<owner>.register_forward_hook(fn)` calls of one module, with the function each is in."""
 
-    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue]]],
+    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue, str]]],
                  by_node: dict[cst.CSTNode, FunctionInfo | None]):
         self.callables, self.module, self.hooks = callables, module, hooks
         self.by_node = by_node
         self.stack: list[FunctionInfo | None] = [None]
-        self.loop_modules: dict[str, str] = {}  # a loop variable over sub-modules -> its registry key
+        # a loop variable over sub-modules -> its registry key, and the instance looped over
+        self.loop_modules: dict[str, tuple[str, str]] = {}
 
     def visit_FunctionDef(self, node) -> None:
         self.stack.append(self.by_node.get(node))
@@ -143,14 +150,16 @@ class _HookCalls(cst.CSTVisitor):
             target = target.elements[1].value
         cls = self._model_class(call.func.value)
         if isinstance(target, cst.Name) and cls is not None:
-            self.loop_modules[target.value] = SUBMODULE_LOOPS[method] + cls.qualname
+            looped = f"{self.module.name}:{call.func.value.value}"  # type: ignore[attr-defined]  # (a Name)
+            self.loop_modules[target.value] = (SUBMODULE_LOOPS[method] + cls.qualname, looped)
 
     def _model_class(self, model: cst.BaseExpression) -> ClassInfo | None:
         """The project class of a model named at module level (`model = Net()`, perhaps
-        compiled and bound to the same name later: `model = torch.compile(model)`)."""
+        compiled and bound to the same name later: `model = torch.compile(model)`), or bound in
+        the function registering the hooks (a test's `main()` building its local model)."""
         if not isinstance(model, cst.Name):
             return None
-        made = self.callables.project.classes_bound(self.module, model.value)
+        made = self.callables.project.classes_bound(self.module, model.value, self.stack[-1])
         return made[0] if len(made) == 1 else None
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -158,19 +167,20 @@ class _HookCalls(cst.CSTVisitor):
         if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS and node.args):
             return
         owner = func.value  # `net.block` / `self.block`, or a module held by a name
+        looped = self.loop_modules.get(owner.value) if isinstance(owner, cst.Name) else None
         name = owner.attr.value if isinstance(owner, cst.Attribute) else \
-            self.loop_modules.get(owner.value, owner.value) if isinstance(owner, cst.Name) else None
+            looped[0] if looped is not None else owner.value if isinstance(owner, cst.Name) else None
         kind = HOOK_METHODS[func.attr.value]
         hook = self.callables.value(node.args[0].value, self.module, self.stack[-1], {}, {})
         if hook is None and kind == "backward":
             hook = UNKNOWN_HOOK  # that there is one is enough: the call breaks (a lambda, a bound method)
         if hook is None or name is None:
             return
-        self.hooks.setdefault(name, []).append((kind, hook))
-        if not (isinstance(owner, cst.Name) and owner.value in self.loop_modules):
+        self.hooks.setdefault(name, []).append((kind, hook, looped[1] if looped is not None else ""))
+        if looped is None:
             held = global_hook_key(self.callables.project, self.module, self.stack[-1], owner)
             if held is not None:  # a module-level instance: called by its name, only it has the hook
-                self.hooks.setdefault(held, []).append((kind, hook))
+                self.hooks.setdefault(held, []).append((kind, hook, ""))
 
 
 def global_hook_key(project: ProjectIndex, module, function: FunctionInfo | None,

@@ -1010,7 +1010,9 @@ class CauseMatcher:
         owner = resolver.cls.qualname if on_self and resolver.cls is not None else ""
         called = resolver.class_of(func) if isinstance(func, cst.Name) else None
         held = global_hook_key(self.env.project, self.b.module, self.b.function, func)
-        hooks = self.env.hooks.for_attribute(name, kind, owner, called.qualname if called is not None else "", held)
+        model = self.b.key.instance if on_self else resolver.instance_name(func) if called is not None else ""
+        hooks = self.env.hooks.for_attribute(name, kind, owner, called.qualname if called is not None else "", held,
+                                             model)
         if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)
                              or self._passed_to_constructor(func)):
             return []

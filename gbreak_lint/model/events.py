@@ -820,12 +820,26 @@ class FrameBuilder:
             found = next(filter(None, (kinds.store_raises(t.target) for t in node.targets)), None)
         if found is None and isinstance(node, cst.Assign):
             found = next(filter(None, (evaluator.unpack_raises(t.target, node.value) for t in node.targets)), None)
+        if found is None and isinstance(node, cst.Assign):
+            found = next(filter(None, (self._tensor_unpack_raises(t.target, node.value) for t in node.targets)), None)
+            self.tensor_reads += found is not None  # unpacking wraps the tensor (its sizes are guarded)
         if found is None:
             found = self._operands_unsupported(node.value)
         if found is not None and not self.reads_default(node.value):
             self.raises(node, found)
         self._broadcast_mismatch(node.value)
         self._out_resized(node.value)
+
+    def _tensor_unpack_raises(self, target: cst.BaseExpression, value: cst.BaseExpression) -> str | None:
+        """`a, b = x` of a tensor whose known first size is not the number of names: ValueError,
+        which Dynamo raises while tracing too (measured 2.13: GB0088, uncaught it skips the frame)."""
+        if not isinstance(target, (cst.Tuple, cst.List)) or not self.scope.is_tensor(value) \
+                or any(isinstance(el, cst.StarredElement) for el in target.elements):
+            return None
+        shape = self.values.shape_of(value)
+        if not shape or shape[0] is None:
+            return None  # (a 0-d tensor: Dynamo's own assertion, not an exception it traces)
+        return "ValueError" if shape[0] != len(target.elements) else None
 
     def _broadcast_mismatch(self, expr: cst.BaseExpression) -> None:
         """`x + y` of tensors whose known sizes do not broadcast: the fake-tensor run fails."""
