@@ -26,7 +26,7 @@ from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
 from .global_state import GRAD_OFF
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
-from .values import (PASSED_CONTEXT_MANAGER, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
+from .values import (PASSED_CONTEXT_MANAGER, PASSED_CONTEXT_MANAGER_INPUT, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
                      PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length,
                      literal, makes_generator, star_arguments)
 
@@ -1628,6 +1628,9 @@ class CauseMatcher:
         if self._holds_generator(value):
             arguments[name] = PASSED_GENERATOR
             return
+        if self._handed_input(value):  # `enter(ctx, x)` of the compiled function's own `ctx`
+            arguments[name] = PASSED_CONTEXT_MANAGER_INPUT
+            return
         made = self._made(value)
         if isinstance(made, cst.Call) and self.b.resolver.qualify(made.func) in self.k.input_unenterable_context_managers:
             arguments[name] = PASSED_CONTEXT_MANAGER
@@ -2049,6 +2052,8 @@ class CauseMatcher:
         returned is one of the resume function after that call. Inlined, or resumed inside a
         nested break's chain, the trace made it and enters it (measured 2.13)."""
         b = self.b
+        if self._handed_input(item):  # no trace made it: a break wherever it is entered
+            return item.value, -1  # type: ignore[attr-defined]  # (a Name)
         if isinstance(item, cst.Name) and item.value not in b.rebound \
                 and b.resolver.arguments.get(item.value) == PASSED_CONTEXT_MANAGER:
             return item.value, 0
@@ -2062,6 +2067,11 @@ class CauseMatcher:
         if at is None or self._enterable_from_input(call, target.function):
             return None
         return cst.Module([]).code_for_node(call.func), at
+
+    def _handed_input(self, expr: cst.BaseExpression) -> bool:
+        """A parameter holding a context manager the compiled function was called with."""
+        return isinstance(expr, cst.Name) and expr.value not in self.b.rebound \
+            and self.b.resolver.arguments.get(expr.value) == PASSED_CONTEXT_MANAGER_INPUT
 
     def _reorderable(self, node: cst.Call) -> bool:
         """Dynamo reorders a logging call only when each argument is a tensor, a constant or a

@@ -24,7 +24,7 @@ from .frame_values import assigned_names
 from .global_state import DEFAULT, State, StateReader
 from .types import FnValue, FrameKey
 from .tensors import makes_integer_tensor
-from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER, PASSED_GENERATOR, PASSED_INTEGER_TENSOR,
+from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER_INPUT, PASSED_GENERATOR, PASSED_INTEGER_TENSOR,
                      PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Obj, Seq,
                      display_kind, display_length, factory_shape, literal, makes_generator, makes_iterator,
                      star_arguments)
@@ -213,7 +213,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             arguments[name] = PASSED_GENERATOR
             continue
         if isinstance(made, cst.Call) and qualify(made.func) in knowledge.input_unenterable_context_managers:
-            arguments[name] = PASSED_CONTEXT_MANAGER  # `opt(x, torch.no_grad())`: entered, it skips the frame
+            tensors.discard(name)
+            arguments[name] = PASSED_CONTEXT_MANAGER_INPUT  # `opt(x, torch.no_grad())`: entered, it skips the frame
             continue
         if makes_iterator(made, knowledge, qualify, lambda q: _is_generator_function(project, q)):
             tensors.discard(name)  # `opt(x, zip(a, b))`: an iterator Dynamo cannot wrap

@@ -214,6 +214,9 @@ PASSED_TENSOR_SET = "<set of tensors>"  # `opt(x, {a, b})`: Dynamo cannot wrap i
 # `opt(x, torch.no_grad())`: a context manager a frame compiled on its own cannot enter
 # (knowledge input_unenterable_context_managers)
 PASSED_CONTEXT_MANAGER = "<context manager>"
+# ... one no compiled frame made: a compiled function's own argument, or such an argument handed
+# on to a helper (entered there, inlined or not, it is an input of every trace)
+PASSED_CONTEXT_MANAGER_INPUT = "<context manager input>"
 # Prefix of the marker for a parameter the caller passes an instance of a project tensor
 # subclass (`t.as_subclass(Sub)`): the marker ends with the class's qualified name.
 PASSED_TENSOR_SUBCLASS = "<tensor subclass>:"
