@@ -1472,6 +1472,9 @@ class CauseMatcher:
             if arg.star == "*" and isinstance(value, Seq) and value.tensors is not None and not items:
                 items = value.tensors
                 continue
+            if arg.star == "*" and isinstance(value, tuple) and not items:  # constants: no tensor
+                items = (False,) * len(value)
+                continue
             if arg.star != "**" or not isinstance(value, Keywords) or not isinstance(arg.value, cst.Name):
                 return None
             if arg.value.value not in {p.name for p in self.b.function.params}:

@@ -1071,6 +1071,7 @@ class FrameBuilder:
         unrolled = self.values.unrolled(node)  # the locals after it, when Dynamo unrolls it on constants
         self.values.assign(node.target, None)
         self.values.forget_loop(node.body, node.target)
+        self.values.bind_only_item(node)
         self.resolver.remember_iteration(node.target, node.iter)
         self.loop_body(node, node.body)
         if node.orelse is not None:

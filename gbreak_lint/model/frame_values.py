@@ -176,6 +176,20 @@ class FrameValues:
             self.restore(saved)
             self.written = written
 
+    def bind_only_item(self, loop: cst.For) -> None:
+        """A loop over a known sequence of one constant runs its body once, with the loop
+        variables bound to that item (`for attribute, version, message in ((a, v, m),)`)."""
+        items = self._constant_items(loop.iter)
+        if items is None or len(items) != 1:
+            return
+        target, item = loop.target, items[0]
+        if isinstance(target, cst.Name):
+            self.locals[target.value] = Const(item)
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(item, tuple) and len(item) == len(target.elements) \
+                and all(isinstance(el.value, cst.Name) for el in target.elements):
+            for el, part in zip(target.elements, item):
+                self.locals[el.value.value] = Const(part)  # type: ignore[attr-defined]  # (Names)
+
     def _constant_items(self, expr: cst.BaseExpression) -> tuple | None:
         known = self.value(expr)
         items = known.value if known is not None and isinstance(known.value, tuple) else \

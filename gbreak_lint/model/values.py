@@ -126,8 +126,12 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
     if forwarded is not None:
         keywords.update((name, name in forwarded.tensors) for name in forwarded.names)
         constants.update(forwarded.values)
+    positional_args = [a.value for a in args if a.keyword is None][len(positional):]
+    held_values = [value_of(v) for v in positional_args] if not forwarded_items and not any(extra) else [None]
     for param in params:
-        if param.kind == "star":
+        if param.kind == "star" and None not in held_values:  # `deprecate("name", "1.0", msg)`: its values
+            out[param.name] = Const(tuple(v.value for v in held_values))  # type: ignore[union-attr]
+        elif param.kind == "star":
             out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra)))
         elif param.kind == "double_star":
             names = sorted(k for k in keywords if k not in named)
@@ -647,6 +651,8 @@ class ValueEvaluator:
                 return None
             if name == "hasattr":
                 known = self.has_attribute(args[0], attr.value)
+                if known is None:
+                    known = self._builtin_has(args[0], attr.value, depth)
                 return None if known is None else Const(known)
             has = self.has_attribute(args[0], attr.value) if len(args) == 3 else True
             if has:
@@ -678,6 +684,13 @@ class ValueEvaluator:
     def _FormattedString(self, expr: cst.FormattedString, depth: int) -> Const | None:
         found = formatted(expr, lambda e: self.value(e, depth))
         return Const(found) if found is not None else None
+
+    def _builtin_has(self, obj, name: str, depth: int) -> bool | None:
+        """`hasattr(None, "x")`: of a known None, number or bool, its type's attributes."""
+        found = self.value(obj, depth)
+        if found is None or not isinstance(found.value, _CONSTANT_TYPES):
+            return None
+        return hasattr(type(found.value), name)
 
     def _sequence_method(self, func: cst.Attribute, arg, depth: int) -> Const | None:
         held, item = self.value(func.value, depth), self.value(arg, depth)
