@@ -81,7 +81,7 @@ class CallMode(Vocab):
     COMPREHENSION = "comprehension"  # a list/set/dict comprehension's own frame
     ATTRIBUTE = "attribute"  # a property getter
     ATTRIBUTE_DUNDER = "attribute_dunder"  # __getattr__
-    DUNDER = "dunder"  # __setattr__ / a property setter
+    DUNDER = "dunder"  # __setattr__
     # `a + b` on a user object: its method runs under BINARY_OP, an instruction Dynamo cannot
     # resume after (only calls, comparisons and subscripts can)
     OPERATOR = "operator"

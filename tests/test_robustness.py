@@ -199,7 +199,9 @@ def test_hostile_constants_are_not_computed(project, capsys):
     stay unknown (the scan answers at once, the branch they decide is explored both ways)."""
     project("m.py", "import re\nimport torch\n\n\n@torch.compile\ndef f(x):\n    name = 'a' * 40 + '!'\n"
                     "    if re.findall('(a+)+$', name):\n        print('match')\n    big = 'ab' * 1000000000\n"
-                    "    if f'{big}' == 'x':\n        print('big')\n    return x\n")
+                    "    if f'{big}' == 'x':\n        print('big')\n"
+                    "    if re.findall('(a|a)' * 40 + 'c', 'a' * 60):\n        print('alternations')\n"
+                    "    if re.findall('(' * 2000 + ')' * 2000, 'a'):\n        print('nested')\n    return x\n")
     doc = run_json(capsys, project.root)
     assert not doc["errors"]
-    assert sorted(d["line"] for d in doc["diagnostics"] if d["code"] == "GBL303") == [9, 12]
+    assert sorted(d["line"] for d in doc["diagnostics"] if d["code"] == "GBL303") == [9, 12, 14, 16]

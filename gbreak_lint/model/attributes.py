@@ -41,6 +41,24 @@ def property_getter(project: ProjectIndex, cls: ClassInfo, name: str) -> Functio
     return fn if fn is not None and is_property(project, fn) else None
 
 
+def property_setter(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
+    """The `@name.setter` of the property `name` of `cls` (the first class of its MRO that
+    defines `name`): assigning the attribute runs it."""
+    for holder in project.mro(cls):
+        if name not in holder.methods:
+            continue
+        module = project.modules[holder.module]
+        return next((fn for fn in module.functions.values() if fn.class_qualname == holder.qualname
+                     and fn.name == name and _is_setter(fn)), None)
+    return None
+
+
+def _is_setter(fn: FunctionInfo) -> bool:
+    return any(isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value == "setter"
+               and isinstance(d.decorator.value, cst.Name) and d.decorator.value.value == fn.name
+               for d in fn.decorators)
+
+
 def getattr_override(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:
     """The project `__getattr__` Python calls for `name` (only when lookup fails; every object
     has its dunder attributes, `__class__` and `__dict__`)."""

@@ -26,6 +26,7 @@ from ..index.names import binding_counts, target_names  # noqa: F401  (binding_c
 from .tensors import TensorScope
 from .types import FrameKey
 from .class_body import SymbolicNames
+from .string_values import ListValue
 from .values import (default_value, Const, Keywords, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
                      literal)
 
@@ -109,6 +110,8 @@ class FrameValues:
             return
         if isinstance(target, cst.Name) and value is not None:
             found: object = self.value(value) or self._own_dict(target.value, value)
+            if isinstance(found, Const) and list_may_change(self.function.node, target.value, found.value):
+                found = None  # `parts = name.split(","); parts.append("c")`: its items no longer tell
             if found is None:
                 shape = self.shape_of(value)
                 found = TensorShape(shape) if shape is not None else _UNKNOWN_LOCAL
@@ -649,6 +652,27 @@ def is_sequence_display(function: cst.CSTNode, expr: cst.BaseExpression) -> bool
         stores = _name_stores(function, expr.value)
         return bool(stores) and all(isinstance(s, (cst.List, cst.Tuple)) for s in stores)
     return isinstance(expr, (cst.List, cst.Tuple))
+
+
+def list_may_change(function: cst.CSTNode, name: str, value: object) -> bool:
+    """A list (what `str.split` or `re.findall` return) bound to `name` that the function
+    changes in place or hands to a call (which may): its known items do not hold."""
+    return isinstance(value, ListValue) and (_mutated(function, name) or any(
+        not _reads_only(call) and any(isinstance(n, cst.Name) and n.value == name
+                                      for arg in call.args for n in find_all(arg.value, (cst.Name,)))
+        for call in find_all(function, (cst.Call,))))
+
+
+# builtins that read their argument without changing it (a list handed to them stays as it is)
+_READING_BUILTINS = frozenset({"len", "isinstance", "bool", "str", "repr", "tuple", "list", "sorted", "set",
+                               "frozenset", "any", "all", "min", "max", "sum", "enumerate", "zip", "reversed",
+                               "print", "hash", "id", "type"})
+
+
+def _reads_only(call: cst.Call) -> bool:
+    func = call.func
+    return isinstance(func, cst.Name) and func.value in _READING_BUILTINS \
+        or isinstance(func, cst.Attribute) and func.attr.value in ("join", "format", "startswith", "endswith")
 
 
 def _passed_to_call(function: cst.CSTNode, name: str) -> bool:

@@ -24,7 +24,8 @@ def global_value(project: ProjectIndex, dtype_names, module: ModuleIndex, name: 
         value = module.values[name]
         found = literal(value)
         if found is None and isinstance(value, cst.Dict):
-            found = project.derived(f"global_dict:{module.name}:{name}", lambda: _unchanged_dict(module, name, value))
+            found = project.derived(f"global_dict:{module.name}:{name}",
+                                    lambda: _unchanged_dict(project, module, name, value))
         elif found is None:  # an instance never mutated in its module: built once per run
             found = project.derived(f"global_instance:{module.name}:{name}",
                                     lambda: _unmutated_instance(project, dtype_names, module, name))
@@ -39,19 +40,38 @@ def global_value(project: ProjectIndex, dtype_names, module: ModuleIndex, name: 
     return global_value(project, dtype_names, other, attr, hops + 1)
 
 
-def _unchanged_dict(module: ModuleIndex, name: str, display: cst.Dict) -> Const | None:
-    """A dict display whose keys are all string constants, when no line of its module stores,
-    deletes or updates an item of it (the keys then hold on every run)."""
-    if _changes_dict(module.parsed.text, name):
+def _unchanged_dict(project: ProjectIndex, module: ModuleIndex, name: str, display: cst.Dict) -> Const | None:
+    """A dict display whose keys are all string constants, when every use of the name in the
+    loaded modules only reads it (the keys then hold on every run)."""
+    if any(_changes_dict(m.parsed.text, name) for m in [module, *project.mentioning(name)]):
         return None
     held = display_keywords(display, literal, lambda e: False)
     return Const(held) if held is not None else None
 
 
+# uses of a table's name that only read it: an item (`T[k]`, not stored), a read method, a test
+# (`k in T`), a builtin or `sep.join` that reads it whole, its import, its binding, a string
+_READS_BEFORE = re.compile(r"(?:\bin\s+|\b(?:len|list|tuple|sorted|set|iter|dict|join)\(|\bimport\s+|[\"'])$")
+_READS_AFTER = re.compile(r"^(?:\s*\[[^\]\n]*\](?!\s*=[^=])|\.(?:get|keys|values|items|copy)\(|\s*[:=][^=]|[\"'])")
+
+
 def _changes_dict(text: str, name: str) -> bool:
-    escaped = re.escape(name)
-    return re.search(rf"\b{escaped}\s*\[[^\]\n]*\]\s*=(?!=)|\bdel\s+{escaped}\s*\[|"
-                     rf"\b{escaped}\.(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__)\b", text) is not None
+    """Could a line change the dict `name` holds: any use other than a plain read (a store,
+    `del`, a mutating method, the dict passed to a function or bound to another name)?"""
+    for found in re.finditer(rf"(?<![\w.]){re.escape(name)}\b", text):
+        before = text[max(0, found.start() - 40):found.start()]
+        after = text[found.end():found.end() + 80]
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        if text[line_start:found.start()].strip() in ("", "global") and re.match(r"\s*(?::[^=\n]*)?=[^=]", after):
+            continue  # its binding (`T = {...}`, `T: dict = {...}`)
+        if text[line_start:found.start()].lstrip().startswith(("from ", "import ")):
+            continue
+        if re.search(r"\bdel\s+$", before):
+            return True
+        if _READS_BEFORE.search(before) and not re.match(r"\s*[.\[]", after) or _READS_AFTER.match(after):
+            continue
+        return True
+    return False
 
 
 def _unmutated_instance(project: ProjectIndex, dtype_names, module: ModuleIndex, name: str) -> Const | None:

@@ -10,12 +10,15 @@ branch or loop, or from anything else, stays unknown.
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
-from .frame_values import assigned_names
+from .frame_values import assigned_names, list_may_change
+from .string_values import ListValue
 from .global_values import global_value
 from .class_body import SymbolicNames, class_body_values
 from .values import Const, Keywords, Obj, ValueEvaluator, default_value, literal
@@ -114,12 +117,15 @@ class Constructor:
             return
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
         value = scope.value(small.value)
+        listed = value is not None and isinstance(value.value, ListValue)
         for target in targets:
             if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
                     and target.value.value == "self":
-                attrs[target.attr.value] = value
+                attrs[target.attr.value] = None if listed else value  # (any method may change a list it holds)
             elif isinstance(target, cst.Name):
-                scope.locals[target.value] = value
+                held = value if scope.init is None or value is None or \
+                    not list_may_change(scope.init.node, target.value, value.value) else None
+                scope.locals[target.value] = held
 
     def _super_init(self, call: cst.Call, scope: "Scope", cls: ClassInfo) -> ClassInfo | None:
         """`super().__init__(...)`: the next project class in the MRO that defines __init__."""
@@ -196,13 +202,19 @@ class Scope:
 
     def attribute_value(self, expr: cst.Attribute) -> Const | None:
         if expr.attr.value == "__name__" and self.concrete is not None and _own_class(expr.value):
-            return Const(self.concrete.name)  # `self.__class__.__name__`, `type(self).__name__`
+            return self._class_name(self.concrete)  # `self.__class__.__name__`, `type(self).__name__`
         if self.own is not None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return self.own.get(expr.attr.value)
         owner = self.value(expr.value)
         if owner is not None and isinstance(owner.value, Obj):
             return owner.value.get(expr.attr.value)
         return None
+
+    def _class_name(self, cls: ClassInfo) -> Const | None:
+        """The class's name, unless a line of its module renames it (`Cls.__name__ = ...`)."""
+        renamed = re.search(rf"\b{re.escape(cls.name)}\.__(?:qual)?name__\s*=[^=]",
+                            self.ctor.project.modules[cls.module].parsed.text)
+        return None if renamed else Const(cls.name)
 
     def call_value(self, call: cst.Call) -> Const | None:
         """A project class built here: its instance, attributes evaluated in turn; a namespace

@@ -7,9 +7,9 @@ Dynamo runs these on constants and traces the side they select, so the model eva
 too: f-strings, the pure `str` methods and `re.findall`.
 
 Nothing here runs the scanned code: the operations are Python's own on constant strings, with
-bounds on sizes, and a regular expression is matched only when it has no repetition (no
-`*`, `+`, `?`, `{m,n}`, no backreference), so matching takes time bounded by the pattern's and
-the subject's lengths whatever the source wrote (no catastrophic backtracking).
+bounds on sizes, and a regular expression is matched only when it is a literal or one
+alternation of literals (see safe_pattern): its time is then bounded by the pattern's and the
+subject's lengths whatever the source wrote (no catastrophic backtracking, no deep nesting).
 """
 from __future__ import annotations
 
@@ -27,9 +27,8 @@ _STR_METHODS = frozenset({
 })
 _REGEX_FUNCTIONS = frozenset({"re.findall"})
 
-_REPETITION = re.compile(r"[*+?{]")
-_GROUP_OPENERS = re.compile(r"\(\?(?::|=|!|P<\w+>)")
-_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
+# one alternative of a literal alternation: plain characters and escaped punctuation
+_LITERAL = re.compile(r"(?:[^\\.^$*+?{}\[\]()|]|\\[^\w\s])*")
 
 
 class ListValue(tuple):
@@ -86,12 +85,17 @@ def regex_call(qualified: str | None, args: list[object]) -> object | None:
 
 
 def safe_pattern(pattern: str) -> bool:
-    """A pattern of literals, classes, alternations and groups only: no repetition and no
-    backreference (escaped characters are literals)."""
-    if len(pattern) > MAX_TEXT or _BACKREFERENCE.search(pattern):
+    """A literal, or one alternation of literals, optionally in one group: `(ForCausalLM|ForMaskedLM)`.
+    Matching it takes time bounded by the text's length times the pattern's, whatever the
+    source wrote (a sequence of alternations can backtrack exponentially: `(a|a)(a|a)...c`)."""
+    if len(pattern) > MAX_TEXT:
         return False
-    plain = _GROUP_OPENERS.sub("(", re.sub(r"\\.", "", pattern))
-    return not _REPETITION.search(plain)
+    body = pattern
+    for opener in ("(?:", "("):
+        if body.startswith(opener) and body.endswith(")") and not body.endswith("\\)"):
+            body = body[len(opener):-1]
+            break
+    return all(_LITERAL.fullmatch(part) for part in body.split("|"))
 
 
 def formatted(node: cst.FormattedString, value_of) -> str | None:

@@ -541,6 +541,8 @@ class ValueEvaluator:
         fn = COMPARE.get(type(op))
         if a is None or b is None or fn is None:
             return None
+        if isinstance(op, (cst.Equal, cst.NotEqual)) and _list_against_tuple(a.value, b.value):
+            return isinstance(op, cst.NotEqual)  # `[1] == (1,)` is False
         try:
             return bool(fn(a.value, b.value))
         except Exception:  # noqa: BLE001 - e.g. `None < 1`: Python would raise; not ours to fold
@@ -742,6 +744,11 @@ class ValueEvaluator:
     def _len_of_display(expr) -> Const | None:
         found = display_length(expr)
         return Const(found) if found is not None else None
+
+
+def _list_against_tuple(a: object, b: object) -> bool:
+    """A list (held as a tuple) compared with a tuple: never equal in Python."""
+    return isinstance(a, tuple) and isinstance(b, tuple) and isinstance(a, ListValue) != isinstance(b, ListValue)
 
 
 def _too_long(fn, a: object, b: object) -> bool:
