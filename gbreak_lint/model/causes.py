@@ -703,9 +703,20 @@ class CauseMatcher:
             self._implicit_call(setter, target, cls, CallMode.DUNDER, Const(target.attr.value))
             return
         prop = property_setter(self.env.project, cls, target.attr.value) if cls is not None else None
-        if prop is not None:  # `obj.scale = v` runs the setter like a call (resumable; run eagerly, compiled alone: measured 2.13)
+        if prop is not None and not self._module_stores_it(cls, value):
+            # `obj.scale = v` runs the setter like a call (resumable; run eagerly, compiled alone: measured 2.13)
             tensor = value is not None and self.b.scope.is_tensor(value)
-            self._implicit_call(prop, target, cls, CallMode.INLINE, None, tensor_value=tensor)
+            known = self.b.values.value(value) if value is not None and not tensor else None
+            self._implicit_call(prop, target, cls, CallMode.INLINE, known or PASSED_UNKNOWN, tensor_value=tensor)
+
+    def _module_stores_it(self, cls: ClassInfo, value: cst.BaseExpression | None) -> bool:
+        """nn.Module.__setattr__ keeps a module or a Parameter in its registries and never calls
+        the property's setter (measured 2.13)."""
+        if value is None or not self.b.resolver.is_nn_module(cls):
+            return False
+        made = self.b.resolver.class_of(value)
+        return made is not None and self.b.resolver.is_nn_module(made) or self.b.resolver.torch_layer(value) \
+            or isinstance(value, cst.Call) and self.b.resolver.qualify(value.func) in self.k.parameter_constructors
 
     def _made_in_trace(self, expr: cst.BaseExpression) -> bool:
         """A local tensor this trace built by a call (`z = torch.zeros(4)`) with no break since:
@@ -798,12 +809,12 @@ class CauseMatcher:
 
     def _implicit_call(self, fn: FunctionInfo, node, cls, mode: CallMode, name, tensor_value: bool = False) -> None:
         """`name`: what the method's first parameter after `self` holds (the attribute's name for
-        `__getattr__`/`__setattr__`); None for a property setter, which gets the value stored
-        (`tensor_value`: a tensor)."""
+        `__getattr__`/`__setattr__`, the value stored for a property setter: `tensor_value`
+        when it is a tensor)."""
         on_self = isinstance(node.value, cst.Name) and node.value.value == "self"
         params = [p.name for p in fn.params[1:2]]
         key = FrameKey(fn.qualname, frozenset(params) if tensor_value else frozenset(), self_class=cls.qualname,
-                       arguments=tuple((p, name) for p in params) if name is not None else (),
+                       arguments=tuple((p, name) for p in params) if not tensor_value else (),
                        training=self.b.key.training if on_self else None,
                        attributes=self.b.key.attributes if on_self else (),
                        tensor_attributes=self.tensor_attributes_of(node.value),

@@ -183,13 +183,14 @@ class FrameValues:
         """A loop over a known sequence of one constant runs its body once, with the loop
         variables bound to that item (`for attribute, version, message in ((a, v, m),)`)."""
         items = self._constant_items(loop.iter)
-        if items is None or len(items) != 1:
-            return
+        if items is None or len(items) != 1 or isinstance(loop.iter, cst.Name) and \
+                _handed_on(self.function.node, loop.iter.value):
+            return  # (a list handed to a call may grow: the loop may run again)
         target, item = loop.target, items[0]
         if isinstance(target, cst.Name):
             self.locals[target.value] = Const(item)
         elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(item, tuple) and len(item) == len(target.elements) \
-                and all(isinstance(el.value, cst.Name) for el in target.elements):
+                and all(isinstance(el, cst.Element) and isinstance(el.value, cst.Name) for el in target.elements):
             for el, part in zip(target.elements, item):
                 self.locals[el.value.value] = Const(part)  # type: ignore[attr-defined]  # (Names)
 
@@ -657,10 +658,14 @@ def is_sequence_display(function: cst.CSTNode, expr: cst.BaseExpression) -> bool
 def list_may_change(function: cst.CSTNode, name: str, value: object) -> bool:
     """A list (what `str.split` or `re.findall` return) bound to `name` that the function
     changes in place or hands to a call (which may): its known items do not hold."""
-    return isinstance(value, ListValue) and (_mutated(function, name) or any(
-        not _reads_only(call) and any(isinstance(n, cst.Name) and n.value == name
-                                      for arg in call.args for n in find_all(arg.value, (cst.Name,)))
-        for call in find_all(function, (cst.Call,))))
+    return isinstance(value, ListValue) and (_mutated(function, name) or _handed_on(function, name))
+
+
+def _handed_on(function: cst.CSTNode, name: str) -> bool:
+    """Is `name` an argument of a call that may change it (not `len(x)`, `isinstance(x, ...)`...)?"""
+    return any(not _reads_only(call) and any(isinstance(n, cst.Name) and n.value == name
+                                             for arg in call.args for n in find_all(arg.value, (cst.Name,)))
+               for call in find_all(function, (cst.Call,)))
 
 
 # builtins that read their argument without changing it (a list handed to them stays as it is)

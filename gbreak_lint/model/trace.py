@@ -124,6 +124,8 @@ class Tracer:
         # before its break is empty is found in the cache instead (measured 2.13)
         self.shapes_only = False
         self.before_reset: set[tuple] = set()  # sites hit before the program's last torch._dynamo.reset()
+        self.site_ids: dict[tuple, set[tuple]] = {}  # site -> the compile ids it was met under (_compile_id)
+        self.ids_before_reset: dict[tuple, set[tuple]] = {}
         # resume functions inside nested chains compiled so far: (code object, resume point) -> count
         self.chain_resumes: dict[tuple[str, int], int] = {}
 
@@ -141,6 +143,7 @@ class Tracer:
         self.chain_resumes.clear()
         if not recount:
             self.before_reset.update(k for k, site in self.sites.items() if site.outcomes - {HARD_ERROR})
+            self.ids_before_reset = {k: set(ids) for k, ids in self.site_ids.items()}
 
     def compile_entry(self, key: FrameKey, entry: str, fullgraph: bool, strict_call: bool = False) -> None:
         """`strict_call`: the program calls it inside `error_on_graph_break(True)`."""
@@ -547,7 +550,8 @@ class Tracer:
         # @contextmanager body, which is met once)
         retraced = whole is not None and whole < len(path) - 1 and not cached and not path[whole][1].with_method
         strict_code = self._strict_code(site_event) if hard else None
-        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard, code=strict_code)
+        site = self._hit(site_frame, site_event, site_chain, entry, hits=hits, new_id=hard, code=strict_code,
+                         compile_id=() if is_resume else self._compile_id(info.qualname))
         if hard:
             site.outcomes.add(HARD_ERROR)
             self._outcome_code(site, "strict")
@@ -799,10 +803,24 @@ class Tracer:
         rule = self.env.catalog.get(ev.rule) if ev.rule else None
         return rule.gb_code_when.get("strict") if rule is not None else None
 
+    def _compile_id(self, qualname: str) -> tuple[tuple, ...]:
+        """How Dynamo numbers the compilation of a frame running now after a reset: the frame
+        counter's place of its code object and how many times it was compiled before. The model
+        traces one entry's calls at a time, so the place across code objects is not certain:
+        both the place seen here and the code object itself stand for it (either matching an
+        id a site was met under before the reset is the same id)."""
+        if qualname not in self.values_seen:
+            return ()
+        count = len(self.values_seen[qualname]) - 1
+        return ("code", qualname, count), ("frame", list(self.compiled).index(qualname), count)
+
     def _hit(self, frame: FrameInfo, ev: Event, chain, entry: str, hits: int, new_id: bool = False,
-             code: str | None = None) -> SiteRecord:
+             code: str | None = None, compile_id: tuple[tuple, ...] = ()) -> SiteRecord:
         """`new_id`: a compile that raises is numbered anew even when it repeats one made before
         a reset (measured 2.13: a break resumed, then after the reset an error there, counts 2).
+        `compile_id`: the id of the frame's compilation meeting the site, when known: after a
+        reset the site counts again under an id it was not met under before (measured 2.13: met
+        by a recompilation, then after the reset by the first compilation, it counts 2).
         `code`: the GB code this hit reports, when not the event's own."""
         # Dynamo names a break site by line and break type: two breaks of one kind on one
         # line (`float(a.mean()), float(a.std())`) are one site hit by successive compilations
@@ -817,7 +835,9 @@ class Tracer:
             # reached unconditionally as well, or in the usual run where the first reach was in
             # a run assuming a condition (whose own condition may contradict it): by this chain
             site.condition, site.chain, site.entry, site.in_split_run = condition, chain, entry, False
-        if key in self.before_reset and not new_id:
+        seen_ids = self.ids_before_reset.get(key, set())
+        self.site_ids.setdefault(key, set()).update(compile_id)
+        if key in self.before_reset and not new_id and (not compile_id or seen_ids.intersection(compile_id)):
             return site
         if self.worlds:  # counted only if no run without the condition reaches it (see hits)
             site.conditional_hits += hits

@@ -688,11 +688,12 @@ class ValueEvaluator:
         return Const(found) if found is not None else None
 
     def _builtin_has(self, obj, name: str, depth: int) -> bool | None:
-        """`hasattr(None, "x")`: of a known None, number or bool, its type's attributes."""
+        """`hasattr(None, "x")`: of a known None, number or bool, as Python answers (its own
+        attributes: not those of `type`, such as `__name__`, that its class has)."""
         found = self.value(obj, depth)
         if found is None or not isinstance(found.value, _CONSTANT_TYPES):
             return None
-        return hasattr(type(found.value), name)
+        return hasattr(found.value, name)
 
     def _sequence_method(self, func: cst.Attribute, arg, depth: int) -> Const | None:
         held, item = self.value(func.value, depth), self.value(arg, depth)
