@@ -132,6 +132,7 @@ class CauseCheck(Vocab):
     SCALAR_TENSOR_INDEX = "scalar_tensor_index"  # `y[b.argmax()]`: a 0-d integer tensor of data as the index
     GENERIC_CLASS_SUBSCRIPT = "generic_class_subscript"  # `C[int]` of a class deriving typing.Generic (GB0116)
     INVALID_BUILTIN_CALL = "invalid_builtin_call"  # a builtin called with arguments its signature refuses (GB0193)
+    HOP_OPERATOR_ARGUMENTS = "hop_operator_arguments"  # a higher-order operator object given arguments it refuses
     OUT_TENSOR_RESIZED = "out_tensor_resized"  # an `out=` tensor whose known size is not the result's (GB0247)
     SYMBOLIC_CHECK = "symbolic_check"  # `torch._check(cond)` failing on symbolic sizes or ints (GB4315)
     SHALLOW_COPY = "shallow_copy"  # `copy.copy` of a list/dict/set, defaultdict, tensor or module
@@ -209,7 +210,7 @@ class StrictReason(Vocab):
     FULLGRAPH = "fullgraph"
     ERROR_ON_GRAPH_BREAK = "error_on_graph_break"
     HIGHER_ORDER_OP = "higher_order_op"
-    FAKE_TENSOR = "fake_tensor"  # an allow_in_graph function fails when run on fake tensors
+    FAKE_TENSOR = "fake_tensor"  # a call that fails to compile wherever it is (fake-tensor run, refused call)
 
 
 # A break site's outcome when the break raises instead (a strict region); its other outcomes

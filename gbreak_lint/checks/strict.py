@@ -1,5 +1,6 @@
 """GBL501: a break in a fullgraph / error_on_graph_break(True) region raises at compile time
-(and so does an allow_in_graph function fake tensors cannot run, anywhere)."""
+(and so does a call Dynamo cannot compile at all, anywhere: an allow_in_graph function fake
+tensors cannot run, a higher-order operator given arguments its handler refuses)."""
 from __future__ import annotations
 
 from ..model.predict import Prediction
@@ -9,8 +10,9 @@ from .common import diagnostic, render
 
 REGION = {StrictReason.FULLGRAPH: "fullgraph=True", StrictReason.ERROR_ON_GRAPH_BREAK: "error_on_graph_break(True)",
           StrictReason.HIGHER_ORDER_OP: "a higher-order op that must be captured whole (cond, map, while_loop, scan)",
-          StrictReason.FAKE_TENSOR: "an op Dynamo runs on fake tensors (an allow_in_graph function, a custom op, an elementwise op)"
-                                    " that fails there (GB4315, with or without fullgraph)"}
+          StrictReason.FAKE_TENSOR: "a call Dynamo cannot compile at all, with or without fullgraph (an op failing on fake"
+                                    " tensors: an allow_in_graph function, a custom op, an elementwise op; a call its"
+                                    " handler refuses)"}
 
 
 @CHECKS.register("GBL501")

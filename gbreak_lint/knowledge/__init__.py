@@ -70,6 +70,10 @@ class Knowledge:
     builtin_signatures: Mapping[str, BuiltinSignature] = field(default_factory=lambda: MappingProxyType({}))
     # what `copy.copy` breaks on: an object's kind (a maker's name, `tensor`, `module`) -> GB code
     shallow_copy_breaks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # a higher-order operator object -> (the keywords taken in place of positional arguments, in
+    # order; how many arguments it needs; the GB code of a call that does not give exactly those)
+    hop_operator_arguments: Mapping[str, tuple[tuple[str, ...], int, str]] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
@@ -151,4 +155,6 @@ def load_profile(profile: str = "2.13") -> Knowledge:
                                              for name, (least, most, keywords, how)
                                              in (data.get("builtin_signatures") or {}).items()}),
         shallow_copy_breaks=MappingProxyType(dict(data.get("shallow_copy_breaks") or {})),
+        hop_operator_arguments=MappingProxyType({name: (tuple(v["keywords"]), int(v["arguments"]), str(v["gb_code"]))
+                                                 for name, v in (data.get("hop_operator_arguments") or {}).items()}),
     )

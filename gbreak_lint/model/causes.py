@@ -136,7 +136,8 @@ class CauseMatcher:
             return
         if self._disabled_instance(node):
             return
-        if self._invalid_builtin_call(node, qual) or self._shallow_copy(node, qual) or self._failing_check(node, qual):
+        if self._invalid_builtin_call(node, qual) or self._shallow_copy(node, qual) or self._failing_check(node, qual) \
+                or self._refused_operator_arguments(node, qual):
             return
         self.builtin_dunder(node, qual)
         recurrent = self._recurrent_module(node.func)
@@ -846,6 +847,26 @@ class CauseMatcher:
             self.b.raises(node, "TypeError")
         elif self.check_enabled(CauseCheck.INVALID_BUILTIN_CALL):
             self.b.emit_break(self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL), node, detail=qual)
+        return True
+
+    def _refused_operator_arguments(self, node: cst.Call, qual: str | None) -> bool:
+        """A higher-order operator object (`cond_op(...)`) called with arguments Dynamo's handler
+        refuses (knowledge hop_operator_arguments): a compile error at the call."""
+        spec = self.k.hop_operator_arguments.get(qual or "")
+        if spec is None or any(a.star for a in node.args) or not self.check_enabled(CauseCheck.HOP_OPERATOR_ARGUMENTS):
+            return False
+        names, needed, code = spec
+        count = sum(1 for a in node.args if a.keyword is None)
+        keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+        for position, name in enumerate(names):
+            if name in keywords:
+                if position != count:
+                    return False  # Dynamo's own assertion (not a graph break): not modelled
+                count += 1
+                keywords.remove(name)
+        if count == needed and not keywords:
+            return False
+        self.b.emit_break(self.rule_for_check(CauseCheck.HOP_OPERATOR_ARGUMENTS), node, gb_code=code, detail=qual)
         return True
 
     def _refuses_tensor(self, node: cst.Call, qual: str | None) -> bool:
