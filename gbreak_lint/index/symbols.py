@@ -202,8 +202,8 @@ class _Collector:
             # compile calls): a code object of its own, told apart by its def line; the name
             # refers to the last one, and `definition_at` finds the one a line sees
             qual = f"{qual}{REDEFINED}{self.def_lines[self.ordinals[id(node)]]}"
-        accessor = scope is not None and scope[0] == "class" and _property_accessor(node) \
-            and node.name.value in self.classes[scope[1]]["methods"]
+        accessor = scope is not None and scope[0] == "class" and node.name.value in self.classes[scope[1]]["methods"] \
+            and property_accessor(node.decorators, ("setter", "deleter")) == node.name.value
         if accessor:
             # `@name.setter` / `@name.deleter` after the getter: assigning or deleting the
             # attribute runs it, reading it (and calling what it holds) runs the getter, which
@@ -306,11 +306,14 @@ class _Collector:
         )
 
 
-def _property_accessor(node: cst.FunctionDef) -> bool:
-    """`@<name>.setter` / `@<name>.deleter` of the property the def redefines."""
-    return any(isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in ("setter", "deleter")
-               and isinstance(d.decorator.value, cst.Name) and d.decorator.value.value == node.name.value
-               for d in node.decorators)
+def property_accessor(decorators, kinds: tuple[str, ...] = ("setter",)) -> str | None:
+    """The property a def is an accessor of: `@loss_function.setter` -> "loss_function"
+    (`kinds`: which accessors count)."""
+    for d in decorators:
+        dec = d.decorator
+        if isinstance(dec, cst.Attribute) and dec.attr.value in kinds and isinstance(dec.value, cst.Name):
+            return dec.value.value
+    return None
 
 
 # joins a redefined function's qualname and its def line ("mod.test.fn~12")

@@ -18,7 +18,7 @@ import libcst as cst
 
 from ..index.project import ProjectIndex, enclosing_function, is_property
 from ..index.skeleton import HOOK_MARKER
-from ..index.symbols import ClassInfo, FunctionInfo
+from ..index.symbols import ClassInfo, FunctionInfo, property_accessor
 from ..parse import definitions_within
 from ..walk import NESTED_SCOPES, find_all, walk
 from .callables import Callables
@@ -49,14 +49,8 @@ def property_setter(project: ProjectIndex, cls: ClassInfo, name: str) -> Functio
             continue
         module = project.modules[holder.module]
         return next((fn for fn in module.functions.values() if fn.class_qualname == holder.qualname
-                     and fn.name == name and _is_setter(fn)), None)
+                     and fn.name == name and property_accessor(fn.decorators) == name), None)
     return None
-
-
-def _is_setter(fn: FunctionInfo) -> bool:
-    return any(isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value == "setter"
-               and isinstance(d.decorator.value, cst.Name) and d.decorator.value.value == fn.name
-               for d in fn.decorators)
 
 
 def getattr_override(project: ProjectIndex, cls: ClassInfo, name: str) -> FunctionInfo | None:

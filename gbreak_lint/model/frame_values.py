@@ -663,9 +663,7 @@ def list_may_change(function: cst.CSTNode, name: str, value: object) -> bool:
 
 def _handed_on(function: cst.CSTNode, name: str) -> bool:
     """Is `name` an argument of a call that may change it (not `len(x)`, `isinstance(x, ...)`...)?"""
-    return any(not _reads_only(call) and any(isinstance(n, cst.Name) and n.value == name
-                                             for arg in call.args for n in find_all(arg.value, (cst.Name,)))
-               for call in find_all(function, (cst.Call,)))
+    return any(not _reads_only(call) for call in _calls_given(function, name))
 
 
 # builtins that read their argument without changing it (a list handed to them stays as it is)
@@ -681,8 +679,13 @@ def _reads_only(call: cst.Call) -> bool:
 
 
 def _passed_to_call(function: cst.CSTNode, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name
-               for call in find_all(function, (cst.Call,)) for arg in call.args for n in find_all(arg.value, (cst.Name,)))
+    return any(_calls_given(function, name))
+
+
+def _calls_given(function: cst.CSTNode, name: str):
+    """The calls in `function` an argument of which mentions `name`."""
+    return (call for call in find_all(function, (cst.Call,))
+            if any(isinstance(n, cst.Name) and n.value == name for arg in call.args for n in find_all(arg.value, (cst.Name,))))
 
 
 def _name_stores(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:

@@ -11,6 +11,7 @@ branch or loop, or from anything else, stays unknown.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import libcst as cst
 
@@ -149,9 +150,6 @@ class Scope:
         self.init = init
         self.depth = depth
         self.concrete = concrete  # the class being instantiated (`self.__class__`)
-        # the constructor's own names (parameters, whatever it binds): never its module's globals
-        self.own_names = frozenset(p.name for p in init.params) | assigned_names(init.node.body) \
-            if init is not None else frozenset()
         # TopScope passes its module; a constructor's scope has an __init__
         self.module = module if module is not None else ctor.project.modules[init.module]  # type: ignore[union-attr]
         self.locals: dict[str, Const | None] = {}
@@ -196,9 +194,15 @@ class Scope:
             self.locals[param.name] = None
 
     def name_value(self, name: str) -> Const | None:
-        if name in self.locals or name in self.own_names or self.init is None:
+        if name in self.locals or self.init is None or name in self._own_names:
             return self.locals.get(name)
         return global_value(self.ctor.project, self.ctor.dtypes.dtypes, self.module, name)
+
+    @cached_property
+    def _own_names(self) -> frozenset[str]:
+        """The constructor's own names (parameters, whatever it binds): never its module's globals."""
+        assert self.init is not None
+        return frozenset(p.name for p in self.init.params) | assigned_names(self.init.node.body)
 
     def attribute_value(self, expr: cst.Attribute) -> Const | None:
         if expr.attr.value == "__name__" and self.concrete is not None and _own_class(expr.value):

@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from ..index.project import ProjectIndex
-from ..index.symbols import ClassInfo
+from ..index.symbols import ClassInfo, property_accessor
 from ..walk import find_all
 
 
@@ -33,7 +33,7 @@ def _only_setter_assigns(project: ProjectIndex, cls: ClassInfo, name: str) -> bo
         for method in _methods(holder.node):
             if not _assigns_self(method, name):
                 continue
-            prop = _setter_of(method)
+            prop = property_accessor(method.decorators)
             if prop is None:
                 return False
             properties.add(prop)
@@ -53,7 +53,7 @@ def _assigns_self(method: cst.FunctionDef, name: str) -> bool:
 
     for node in find_all(method, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        if any(is_target(t) or any(is_target(el) for el in find_all(t, (cst.Attribute,))) for t in targets):
+        if any(is_target(el) for t in targets for el in find_all(t, (cst.Attribute,))):  # (t itself included)
             return True
     return False
 
@@ -139,15 +139,6 @@ def _possible_strings(method: cst.FunctionDef, expr: cst.BaseExpression, depth: 
             return None
         strings = strings.union(*parts)  # type: ignore[arg-type]
     return strings or None
-
-
-def _setter_of(method: cst.FunctionDef) -> str | None:
-    """`@loss_function.setter` -> "loss_function"."""
-    for d in method.decorators:
-        dec = d.decorator
-        if isinstance(dec, cst.Attribute) and dec.attr.value == "setter" and isinstance(dec.value, cst.Name):
-            return dec.value.value
-    return None
 
 
 # `self.<name>`, `hasattr(self, "<name>")`, `getattr(self, "<name>"...)`: reading it sets nothing

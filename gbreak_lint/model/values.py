@@ -126,11 +126,11 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
     if forwarded is not None:
         keywords.update((name, name in forwarded.tensors) for name in forwarded.names)
         constants.update(forwarded.values)
-    positional_args = [a.value for a in args if a.keyword is None][len(positional):]
-    held_values = [value_of(v) for v in positional_args] if not forwarded_items and not any(extra) else [None]
+    given = [value_of(a.value) for a in args if a.keyword is None][len(positional):] \
+        if not forwarded_items and not any(extra) else [None]
     for param in params:
-        if param.kind == "star" and None not in held_values:  # `deprecate("name", "1.0", msg)`: its values
-            out[param.name] = Const(tuple(v.value for v in held_values))  # type: ignore[union-attr]
+        if param.kind == "star" and None not in given:  # `deprecate("name", "1.0", msg)`: its values
+            out[param.name] = Const(tuple(v.value for v in given))  # type: ignore[union-attr]
         elif param.kind == "star":
             out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra)))
         elif param.kind == "double_star":
@@ -611,7 +611,8 @@ class ValueEvaluator:
         bounds = []
         for bound in (part.lower, part.upper, part.step):
             found = self.value(bound, depth) if bound is not None else Const(None)
-            if found is None or not (found.value is None or type(found.value) is int) or found.value == 0 and bound is part.step:
+            if found is None or not (found.value is None or type(found.value) is int) \
+                    or (bound is part.step and found.value == 0):
                 return None
             bounds.append(found.value)
         items = base.value[slice(*bounds)]
