@@ -10,7 +10,8 @@ READS = "T = {'a': 1}\nx = k in T\ny = '|'.join(T)\nz = T[k]\nv = T.get('a')\nfo
 
 
 @pytest.mark.parametrize("change", ["T['b'] = 2", "del T['a']", "T.update(x)", "T |= {'b': 2}", "register(T, 'b', f)",
-                                    "register(x, T)", "other = T", "x = T, 2", "T.setdefault('b', 1)"])
+                                    "register(x, T)", "other = T", "x = T, 2", "T.setdefault('b', 1)",
+                                    "T['a'] += 1"])
 def test_a_table_is_known_only_while_every_use_reads_it(change):
     assert not _changes_dict(READS, "T")
     assert _changes_dict(READS + change + "\n", "T")

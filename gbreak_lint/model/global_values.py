@@ -52,7 +52,8 @@ def _unchanged_dict(project: ProjectIndex, module: ModuleIndex, name: str, displ
 # uses of a table's name that only read it: an item (`T[k]`, not stored), a read method, a test
 # (`k in T`), a builtin or `sep.join` that reads it whole, its import, its binding, a string
 _READS_BEFORE = re.compile(r"(?:\bin\s+|\b(?:len|list|tuple|sorted|set|iter|dict|join)\(|\bimport\s+|[\"'])$")
-_READS_AFTER = re.compile(r"^(?:\s*\[[^\]\n]*\](?!\s*=[^=])|\.(?:get|keys|values|items|copy)\(|\s*[:=][^=]|[\"'])")
+_STORE = r"\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=[^=]"  # `=` or an augmented assignment
+_READS_AFTER = re.compile(rf"^(?:\s*\[[^\]\n]*\](?!{_STORE})|\.(?:get|keys|values|items|copy)\(|\s*[:=][^=]|[\"'])")
 
 
 def _changes_dict(text: str, name: str) -> bool:
