@@ -133,6 +133,7 @@ class CauseCheck(Vocab):
     GENERIC_CLASS_SUBSCRIPT = "generic_class_subscript"  # `C[int]` of a class deriving typing.Generic (GB0116)
     INVALID_BUILTIN_CALL = "invalid_builtin_call"  # a builtin called with arguments its signature refuses (GB0193)
     HOP_OPERATOR_ARGUMENTS = "hop_operator_arguments"  # a higher-order operator object given arguments it refuses
+    EMPTY_MODULE_USE = "empty_module_use"  # a module whose __init__ leaves its __dict__ empty, used (GB0119)
     OUT_TENSOR_RESIZED = "out_tensor_resized"  # an `out=` tensor whose known size is not the result's (GB0247)
     SYMBOLIC_CHECK = "symbolic_check"  # `torch._check(cond)` failing on symbolic sizes or ints (GB4315)
     SHALLOW_COPY = "shallow_copy"  # `copy.copy` of a list/dict/set, defaultdict, tensor or module

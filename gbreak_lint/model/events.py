@@ -24,6 +24,7 @@ from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
+from .empty_modules import leaves_dict_empty
 from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all, own_names
 
@@ -112,6 +113,7 @@ class FrameBuilder:
         # sparse tensor (`s = x.to_sparse()` breaks; the resume function gets `s` as an input)
         self.unwrappable: dict[str, CauseCheck] = {n: CauseCheck.PASSED_TENSOR_SET for n, v in key.arguments
                                                    if v == PASSED_TENSOR_SET}
+        self.unwrappable.update((n, CauseCheck.EMPTY_MODULE_USE) for n, v in key.arguments if self._empty_module(v))
         # locals holding a set this frame filled with tensors: kept across a break, the resume
         # function gets it as an input and wraps it at its first use, as a set passed in
         self.tensor_sets: set[str] = set()
@@ -593,9 +595,13 @@ class FrameBuilder:
 
     def _small(self, node: cst.BaseSmallStatement) -> None:
         if isinstance(node, cst.Assign):
-            self.expr(node.value)
+            alias = self._lazy_alias(node.value)
+            if alias is None:
+                self.expr(node.value)
             for target in node.targets:
                 self.assign_target(target.target, node.value)
+                if alias is not None and isinstance(target.target, cst.Name):
+                    self.unwrappable[target.target.value] = alias
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self.expr(node.value)
             self.assign_target(node.target, node.value)
@@ -1323,7 +1329,8 @@ class FrameBuilder:
             self.causes.operator_dunder(node)
         else:
             for child in _expr_children(node):
-                self.expr(child)
+                if not (isinstance(node, (cst.List, cst.Tuple, cst.Set)) and self._lazy_alias(child)):
+                    self.expr(child)  # (an uninitialized module put in a list is not wrapped yet)
             if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
                 self.yields_tensor |= self.scope.is_tensor(node.value)
             if isinstance(node, (cst.Comparison, cst.BinaryOperation)) and self._data_pointer_operation(node):
@@ -1404,6 +1411,9 @@ class FrameBuilder:
             self.expr(func)
         for arg in node.args:
             self.expr(arg.value)
+        if isinstance(func, cst.Name) and self.unwrappable.get(func.value) == CauseCheck.EMPTY_MODULE_USE:
+            self.expr(func)  # `mod(x)` of an uninitialized module: the call wraps it and stops there
+            return
         if isinstance(func, cst.Attribute) and func.attr.value == "add" and isinstance(func.value, cst.Name) \
                 and len(node.args) == 1 and self.scope.is_tensor(node.args[0].value):
             self.tensor_sets.add(func.value.value)  # `seen.add(t)`: only sets have `add`
@@ -1532,6 +1542,20 @@ class FrameBuilder:
         self.env.register_expression_frame(key, source, self.module)
         mode = CallMode.GENERATOR if isinstance(node, cst.GeneratorExp) else CallMode.COMPREHENSION
         self.emit(EventKind.CALL, node, target=key, mode=mode, closes_over=bool(read & self.own_variables()))
+
+    def _empty_module(self, value) -> bool:
+        """An instance passed in whose module class never ran nn.Module's `__init__` (GBL608)."""
+        if not isinstance(value, Const) or not isinstance(value.value, Obj):
+            return False
+        cls = self.env.project.klass(value.value.cls)
+        return cls is not None and self.resolver.is_nn_module(cls) and leaves_dict_empty(self.env.project, cls)
+
+    def _lazy_alias(self, value: cst.BaseExpression) -> CauseCheck | None:
+        """`other = mod` of an uninitialized module not used yet: a store wraps nothing (the
+        new name is used later, or never)."""
+        if isinstance(value, cst.Name) and self.unwrappable.get(value.value) == CauseCheck.EMPTY_MODULE_USE:
+            return CauseCheck.EMPTY_MODULE_USE
+        return None
 
     def _wraps_unwrappable(self, node: cst.CSTNode, check: CauseCheck, detail: str) -> None:
         """The first read of a value Dynamo wraps there and cannot (measured 2.13: a set of
