@@ -96,6 +96,10 @@ class CallMode(Vocab):
     # breaks on): into a torch.func transform's own frame (functorch's `wrapped`), and
     # autograd.Function.apply into its forward
     NO_NESTING = "no_nesting"
+    # a function torch.compile wrapped, called in compiled code: traced in place, but a break
+    # in it nests through no frame of the chain (measured 2.13: traced twice, nested graph
+    # breaks on or off; three times with an error_on_graph_break wrapper around it)
+    COMPILE_WRAPPER = "compile_wrapper"
 
 
 class CauseCheck(Vocab):
@@ -133,6 +137,8 @@ class CauseCheck(Vocab):
     GENERIC_CLASS_SUBSCRIPT = "generic_class_subscript"  # `C[int]` of a class deriving typing.Generic (GB0116)
     INVALID_BUILTIN_CALL = "invalid_builtin_call"  # a builtin called with arguments its signature refuses (GB0193)
     HOP_OPERATOR_ARGUMENTS = "hop_operator_arguments"  # a higher-order operator object given arguments it refuses
+    DATA_POINTER_ARGUMENT = "data_pointer_argument"  # `torch.add(a, a.data_ptr())`: no graph argument (GB0055)
+    REQUIRES_GRAD_INTERMEDIATE_RETURNED = "requires_grad_intermediate_returned"  # y.requires_grad_(); return y * 3
     EMPTY_MODULE_USE = "empty_module_use"  # a module whose __init__ leaves its __dict__ empty, used (GB0119)
     OUT_TENSOR_RESIZED = "out_tensor_resized"  # an `out=` tensor whose known size is not the result's (GB0247)
     SYMBOLIC_CHECK = "symbolic_check"  # `torch._check(cond)` failing on symbolic sizes or ints (GB4315)

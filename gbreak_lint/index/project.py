@@ -10,7 +10,7 @@ import libcst as cst
 
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, find_all
-from .names import binding_counts, dotted
+from .names import binding_counts, dotted, unpacked
 from .symbols import REDEFINED, ClassInfo, FunctionInfo, ModuleIndex
 
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -476,13 +476,14 @@ def is_nn_module(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) ->
 
 def local_aliases(body: cst.CSTNode) -> Mapping[str, str]:
     """The names a function body binds exactly once, by `name = dotted.name` (a class or
-    function given another name), each with the dotted name it holds."""
+    function given another name; `fn, args = f, (x,)` too), each with the dotted name it holds."""
     counts = binding_counts(body)
     out = {}
     for node in find_all(body, (cst.Assign,), skip=NESTED_SCOPES):
-        target = node.targets[0].target if len(node.targets) == 1 else None
-        held = dotted(node.value)
-        if isinstance(target, cst.Name) and held is not None and counts.get(target.value) == 1 \
-                and held.partition(".")[0] != target.value:
-            out[target.value] = held
+        pairs = unpacked(node.targets[0].target, node.value) if len(node.targets) == 1 else []
+        for target, value in pairs:
+            held = dotted(value)
+            if isinstance(target, cst.Name) and held is not None and counts.get(target.value) == 1 \
+                    and held.partition(".")[0] != target.value:
+                out[target.value] = held
     return out

@@ -11,6 +11,7 @@ from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
 from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
+from ..index.names import FULLGRAPH_KEYWORDS, keyword_true
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, STRING_NODES, children, find_all
 from .attributes import getattr_override, global_hook_key, property_getter, property_setter, setattr_override
@@ -137,7 +138,7 @@ class CauseMatcher:
         if self._disabled_instance(node):
             return
         if self._invalid_builtin_call(node, qual) or self._shallow_copy(node, qual) or self._failing_check(node, qual) \
-                or self._refused_operator_arguments(node, qual):
+                or self._refused_operator_arguments(node, qual) or self._data_pointer_argument(node, qual):
             return
         self.builtin_dunder(node, qual)
         recurrent = self._recurrent_module(node.func)
@@ -849,6 +850,20 @@ class CauseMatcher:
             self.b.emit_break(self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL), node, detail=qual)
         return True
 
+    def _data_pointer_argument(self, node: cst.Call, qual: str | None) -> bool:
+        """A torch function or tensor method given `t.data_ptr()`: Dynamo has no graph
+        argument for the pointer (measured 2.13: GB0055, resumed after the call)."""
+        scope = self.b.scope
+        func = node.func
+        torch_op = qual is not None and scope.is_torch_function(qual) or \
+            isinstance(func, cst.Attribute) and scope.is_tensor(func.value)
+        if not torch_op or not any(scope.is_data_pointer(a.value) for a in node.args) \
+                or not self.check_enabled(CauseCheck.DATA_POINTER_ARGUMENT):
+            return False
+        name = qual or (func.attr.value if isinstance(func, cst.Attribute) else "")
+        self.b.emit_break(self.rule_for_check(CauseCheck.DATA_POINTER_ARGUMENT), node, detail=name)
+        return True
+
     def _refused_operator_arguments(self, node: cst.Call, qual: str | None) -> bool:
         """A higher-order operator object (`cond_op(...)`) called with arguments Dynamo's handler
         refuses (knowledge hop_operator_arguments): a compile error at the call."""
@@ -1120,8 +1135,15 @@ class CauseMatcher:
             self.env.frame(key)
         start = len(self.b.events)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
-        if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators) \
-                or self._compiled_name(node.func):
+        if self._decorated_with(fn.decorators, fn.module, self.k.compile_functions) or self._compiled_name(node.func):
+            # torch.compile's wrapper (`_fn`, torch code: never compiled itself) runs it: a break
+            # inside does not nest through it, and the function is then compiled on its own with
+            # its own settings (measured 2.13: traced twice, nested graph breaks on or off)
+            inner = tuple(self.b.events[start:])
+            del self.b.events[start:]
+            self._call_torch_frame(node, "compile_wrapper", "_fn", inner, mode=CallMode.COMPILE_WRAPPER,
+                                   uses_torch=True, eager_only=True)
+        if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators):
             inner = tuple(self.b.events[start:])  # run by the decorator's own frame
             del self.b.events[start:]
             self._call_torch_frame(node, "dynamo_decorator", "_fn", inner, uses_torch=True)
@@ -1862,6 +1884,13 @@ class CauseMatcher:
                 if qual in self.k.error_on_graph_break:
                     return _bool_arg(dec.decorator)
         return None
+
+    def fullgraph_decorator(self, fn: FunctionInfo) -> bool:
+        """`@torch.compile(..., fullgraph=True)` on the function."""
+        module = self.env.project.modules[fn.module]
+        return any(isinstance(dec.decorator, cst.Call) and keyword_true(dec.decorator, FULLGRAPH_KEYWORDS)
+                   and self.env.project.qualify(dec.decorator.func, module) in self.k.compile_functions
+                   for dec in fn.decorators)
 
     def _higher_order(self, node: cst.Call, qual: str | None) -> bool:
         if qual in self.k.checkpoint_functions and node.args:

@@ -23,6 +23,7 @@ from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .global_state import DEFAULT, State, StateReader
 from .types import FnValue, FrameKey
+from .tensor_contents import TensorContents
 from .tensors import makes_integer_tensor
 from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER_INPUT, PASSED_GENERATOR, PASSED_INTEGER_TENSOR,
                      PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Obj, Seq,
@@ -126,7 +127,11 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     called = _through_decorators(project, knowledge, key) if cls is not None else key
     resets, eager_calls, observed = 0, 0, False
     resets_itself = _resets_caches(project, knowledge, module, entry)
-    for found in _calls_named(project, knowledge, module, entry.called_as):
+    calls = _calls_named(project, knowledge, module, entry.called_as)
+    program_calls = [c for c in calls if not _in_compiled_function(project, knowledge, c.caller)]
+    if calls and not program_calls:
+        return []  # called from compiled code only: reached there (through torch.compile's wrapper)
+    for found in program_calls:
         if found.stance in knowledge.stances_not_compiling:
             eager_calls += 1  # runs eagerly: compiles nothing
             continue
@@ -145,7 +150,27 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
             variants.append(variant)
     if not variants and eager_calls:
         return []  # every call runs under a stance that compiles nothing
-    return variants[:MAX_VARIANTS] or [EntryCall(key, False)]
+    return _agreed_contents(variants[:MAX_VARIANTS]) or [EntryCall(key, False)]
+
+
+def _agreed_contents(variants: list[EntryCall]) -> list[EntryCall]:
+    """Contents only where every call passes the same: a later call with other data reuses the
+    compiled code and takes the other side of a data-dependent branch there (its resume
+    function), which one trace of the first call's data would not see."""
+    if not variants:
+        return variants
+    agreed = set(variants[0].key.contents)
+    for variant in variants[1:]:
+        agreed &= set(variant.key.contents)
+    return [v if set(v.key.contents) == agreed else v._replace(key=FrameKey(**{
+        **_fields(v.key), "contents": tuple(sorted(agreed))})) for v in variants]
+
+
+def _in_compiled_function(project: ProjectIndex, knowledge: Knowledge, caller: FunctionInfo | None) -> bool:
+    """A call inside a function `@torch.compile` decorates: it runs when Dynamo traces that
+    function, which inlines it, not as a call the program makes."""
+    compilers = knowledge.compile_functions | knowledge.legacy_optimize | knowledge.strict_optimize
+    return caller is not None and project.decorated_with(caller.decorators, caller.module, compilers)
 
 
 def _resets_caches(project: ProjectIndex, knowledge: Knowledge, module, entry: EntryPoint) -> bool:
@@ -198,10 +223,14 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     pairs = [(p.name, a.value) for p, a in zip(positional, [a for a in call.args if a.keyword is None])]
     pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
     shapes: dict[str, tuple[int, ...]] = {}
+    contents: dict[str, tuple] = {}
     for name, value in pairs:
         shape = _made_shape(project, knowledge, module, value, local_values or {})
         if shape is not None:
             shapes[name] = shape
+        held_contents = _made_contents(project, module, value, local_values or {}, caller)
+        if held_contents is not None:
+            contents[name] = held_contents
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
@@ -276,7 +305,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
                        "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
-                       "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors))})
+                       "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors)),
+                       "contents": tuple(sorted((n, c) for n, c in contents.items() if n in tensors))})
 
 
 def _spread(call: cst.Call, local_values: dict) -> cst.Call:
@@ -304,6 +334,35 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
     return factory_shape(value, lambda expr: project.qualify(expr, module), knowledge.sized_tensor_factories,
                          knowledge.shape_preserving | knowledge.self_returning_tensor_methods,
                          knowledge.data_tensor_factories)
+
+
+def _made_contents(project, module, value, local_values: dict, caller, depth: int = 0) -> tuple | None:
+    """The elements of the tensor an entry is called with, when it is made from constants in
+    the call, or bound once to a name (in the calling function, else at module level) that
+    nothing changes in place (`x.add_(1)`, `x[0] = 2`, `x += 1`)."""
+    if isinstance(value, cst.Name) and depth < 4:
+        bound = local_values.get(value.value, module.values.get(value.value))
+        scope = caller.node if caller is not None and value.value in local_values else module.parsed.module
+        if bound is None or _changed_in_place(scope, value.value):
+            return None
+        return _made_contents(project, module, bound, local_values, caller, depth + 1)
+    if not isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
+        return None
+    found = TensorContents({}, lambda f: project.qualify(f, module, caller), literal).of(value)
+    return found if found is not None and all(type(v) in (int, float, bool) for v in found) else None
+
+
+def _changed_in_place(scope: cst.CSTNode, name: str) -> bool:
+    for node in find_all(scope, (cst.Call, cst.AugAssign, cst.Assign)):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value.endswith("_") \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+            return True
+        targets = [node.target] if isinstance(node, cst.AugAssign) else \
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+        if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
+               or isinstance(node, cst.AugAssign) and isinstance(t, cst.Name) and t.value == name for t in targets):
+            return True
+    return False
 
 
 def _passed_instance(project, knowledge, module, value, local_values: dict, caller) -> Const | None:

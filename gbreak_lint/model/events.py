@@ -25,6 +25,8 @@ from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
 from .empty_modules import leaves_dict_empty
+from .grad_leaks import GradLeaks, PendingBreak
+from .tensor_contents import TensorContents
 from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all, own_names
 
@@ -120,6 +122,10 @@ class FrameBuilder:
         self._kinds: BuiltinKinds | None = None
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
+        self.grad_leaks = GradLeaks()  # `y.requires_grad_()` of an intermediate, until a return needs it
+        # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
+        # data-dependent branch takes
+        self.contents = TensorContents(dict(key.contents), self.resolver.qualify, self.values.value)
         self.leaves_attribute_set = False  # see FrameInfo; set by a callee that leaves one set
         # in a higher-order op's body: outside attributes set and not put back yet ("box.k"),
         # and locals holding an attribute's value read before (`old = box.k`: `box.k = old` restores)
@@ -184,7 +190,8 @@ class FrameBuilder:
         events = events if uses_torch or self._self_is_module() else self._tensorless_resumes(fn, events)
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, events,
                          is_generator=fn.is_generator or fn.is_async,
-                         strict=self.causes.strict_decorator(fn), returns_tensor=self.returns_tensor,
+                         strict=self.causes.strict_decorator(fn), fullgraph_alone=self.causes.fullgraph_decorator(fn),
+                         returns_tensor=self.returns_tensor,
                          yields_tensor=self.yields_tensor,
                          returns_elements=self.returns_elements, uses_torch=uses_torch,
                          returns_object=bool(self.returns_object), returns_data_scalar=self.returns_data_scalar,
@@ -602,10 +609,14 @@ class FrameBuilder:
                 self.assign_target(target.target, node.value)
                 if alias is not None and isinstance(target.target, cst.Name):
                     self.unwrappable[target.target.value] = alias
+                self.grad_leaks.assigned(target_names(target.target), node.value, not self.causes.grad_off())
+                self.contents.assign(target_names(target.target), node.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self.expr(node.value)
             self.assign_target(node.target, node.value)
         elif isinstance(node, cst.AugAssign):
+            for name in target_names(node.target) + target_names(getattr(node.target, "value", node.target)):
+                self.contents.forget(name)
             if isinstance(node.target, cst.Subscript):  # `h[mask] += v` reads `h[mask]` first
                 self.expr(node.target)
             self.expr(node.value)
@@ -625,6 +636,7 @@ class FrameBuilder:
             self.escaping = frozenset(item.value for item in items if isinstance(item, cst.Name))
             self.expr(node.value)
             self.escaping = frozenset()
+            self._returns_marked_intermediate(node.value)
             self.returns_tensor |= self.scope.is_tensor(node.value)
             self.returns_data_scalar |= self.scope.is_data_scalar(node.value)
             self.returns_object = self._is_object(node.value) and self.returns_object is not False
@@ -700,6 +712,8 @@ class FrameBuilder:
             self.causes.attribute_assign(target, value)
             return
         if isinstance(target, cst.Subscript):
+            if isinstance(target.value, cst.Name):
+                self.contents.forget(target.value.value)  # `x[0] = 5`: changed in place
             self.expr(target.value)
             self._index_parts(target)
             self.values.store_item(target, value)
@@ -871,6 +885,10 @@ class FrameBuilder:
             qual = self.resolver.qualify(call.func) if out is not None else None
             if out is None or qual is None or not qual.startswith("torch."):
                 continue
+            if isinstance(out, (cst.Tuple, cst.List)):
+                if self._out_items_resized(call, qual, out):
+                    return
+                continue
             have = self.values.shape_of(out)
             result = self._result_shape(call, qual) if have is not None else None
             if have is None:
@@ -883,6 +901,22 @@ class FrameBuilder:
                 continue
             self.emit_break(self.causes.rule_for_check(CauseCheck.OUT_TENSOR_RESIZED), call, detail=sizes)
             return
+
+    def _out_items_resized(self, call: cst.Call, qual: str, out: cst.Tuple | cst.List) -> bool:
+        """`torch.sort(x, out=(values, indices))` with an out tensor whose known size is not
+        the input's, of an op whose outputs all have its input's size (GB0240)."""
+        operands = [a.value for a in call.args if a.keyword is None and not a.star]
+        if qual.rpartition(".")[2] not in self.env.knowledge.input_sized_multi_output_ops or not operands:
+            return False
+        result = self.values.shape_of(operands[0])
+        wrong = [have for have in (self.values.shape_of(el.value) for el in out.elements)
+                 if result is not None and have is not None and have != result]
+        if not wrong:
+            return False
+        rule = self.causes.rule_for_check(CauseCheck.OUT_TENSOR_RESIZED)
+        self.emit_break(rule, call, gb_code=rule.gb_code_when["out_tuple"],
+                        detail=f"{list(wrong[0])} for a result of {list(result)}")  # type: ignore[arg-type]
+        return True
 
     def _has_elements(self, call: cst.Call) -> bool:
         """Does a tensor operand of the call have a known size with elements (whatever the op
@@ -994,7 +1028,8 @@ class FrameBuilder:
         known = self.compile_time(node.test)
         if known is None:
             self.truthiness(node.test)
-            if self._skipped_guard(node):
+            known = self.contents.truth(node.test)  # the data decides: the break, then one side
+            if known is None and self._skipped_guard(node):
                 return False
         if known is not None:  # Dynamo specialises on the value: one side is traced
             branch = node.body if known else node.orelse
@@ -1428,7 +1463,50 @@ class FrameBuilder:
             return
         if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self.index_reads.slice_call(node):
             return
+        self._marks_intermediate(node)
+        self._forget_changed_contents(node)
         self.causes.classify_call(node)
+
+    def _forget_changed_contents(self, node: cst.Call) -> None:
+        """`x.add_(1)`, and a tensor handed to a function that is not torch's (it may change it
+        in place): its contents are no longer known."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and isinstance(func.value, cst.Name):
+            self.contents.forget(func.value.value)
+        qual = self.resolver.qualify(func)
+        if qual is None or not qual.startswith("torch."):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name):
+                    self.contents.forget(arg.value.value)
+
+    def _marks_intermediate(self, node: cst.Call) -> None:
+        """`y.requires_grad_()` (or `(True)`) of a tensor this frame computed, not an input: kept
+        pending until a returned value needs it (model.grad_leaks)."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "requires_grad_" or len(node.args) > 1 \
+                or node.args and not (isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "True"):
+            return
+        receiver = func.value
+        computed = isinstance(receiver, cst.Name) and receiver.value in self.rebound \
+            and receiver.value not in self.parameter_locals or isinstance(receiver, (cst.Call, cst.BinaryOperation))
+        if computed and self.scope.is_tensor(receiver):
+            self.grad_leaks.marked(node, receiver, PendingBreak(len(self.events), node, tuple(self.ctx), self.tensor_reads))
+
+    def _returns_marked_intermediate(self, value: cst.BaseExpression) -> None:
+        """A returned value needs grad from a marked intermediate: the break Dynamo makes at the
+        first `requires_grad_()` call after restarting, put where that call was traced."""
+        pending = self.grad_leaks.returned(value)
+        check = CauseCheck.REQUIRES_GRAD_INTERMEDIATE_RETURNED
+        if pending is None or not self.causes.check_enabled(check):
+            return
+        rule = self.causes.rule_for_check(check)
+        span = self.span(pending.node)
+        # the resume function starts after the call: it is no method of a resumed input there
+        self.events[pending.index:] = [Event(kind=EventKind.BREAK, span=span, ctx=pending.ctx,
+                                             tensor_reads=pending.tensor_reads, rule=rule.code,
+                                             break_kind=rule.break_kind, gb_code=rule.gb_code, lenient_only=True),
+                                       *(e for e in self.events[pending.index:]
+                                         if not (e.span == span and e.input_from >= 0))]
 
     def _nonstrict_trace_in_region(self, node: cst.Call | cst.Decorator) -> bool:
         """`nonstrict_trace(inner)` in compiled code, of a function the frame defines (a nested

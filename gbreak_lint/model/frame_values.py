@@ -381,6 +381,9 @@ class FrameValues:
             return self.broadcast_shape(expr.left, expr.right, depth + 1)
         if isinstance(expr, cst.Call):
             return self._call_shape(expr, depth)
+        if isinstance(expr, cst.Subscript):
+            base = self.shape_of(expr.value, depth + 1)
+            return indexed_shape(base, expr.slice, self.value) if base is not None else None
         return None
 
     def broadcast_shape(self, left_expr: cst.BaseExpression, right_expr: cst.BaseExpression,
@@ -779,3 +782,50 @@ def _collect_names(node: cst.CSTNode, found: set[str], nested: bool) -> None:
         _collect_names(child, found, nested)
 
 
+def indexed_shape(shape: tuple[int, ...], items, value_of) -> tuple[int, ...] | None:
+    """The size basic indexing leaves (`x[:, 0]`, `x[1:3]`, `x[None]`, `x[..., -1]`), or None for
+    an index it cannot tell (a tensor, a name of unknown value, advanced indexing)."""
+    parts: list = []
+    for item in items:
+        if isinstance(item.slice, cst.Slice):
+            bounds = [None if b is None else value_of(b) for b in (item.slice.lower, item.slice.upper, item.slice.step)]
+            if any(b is not None and (b.value is not None and type(b.value) is not int) for b in bounds) \
+                    or any(b is None and part is not None for b, part in
+                           zip(bounds, (item.slice.lower, item.slice.upper, item.slice.step))):
+                return None
+            parts.append(slice(*(b.value if b is not None else None for b in bounds)))
+            continue
+        index = item.slice.value
+        if isinstance(index, cst.Ellipsis) or isinstance(index, cst.Name) and index.value == "None":
+            parts.append(... if isinstance(index, cst.Ellipsis) else None)
+            continue
+        known = value_of(index)
+        if known is None or type(known.value) is not int:
+            return None
+        parts.append(known.value)
+    return _apply_index(shape, parts)
+
+
+def _apply_index(shape: tuple[int, ...], parts: list) -> tuple[int, ...] | None:
+    if parts.count(...) > 1:
+        return None
+    taking = sum(1 for p in parts if p is not None and p is not ...)
+    if taking > len(shape):
+        return None
+    if ... in parts:
+        at = parts.index(...)
+        parts = parts[:at] + [slice(None)] * (len(shape) - taking) + parts[at + 1:]
+    out: list[int] = []
+    dims = iter(shape)
+    for part in parts:
+        if part is None:
+            out.append(1)
+            continue
+        size = next(dims)
+        if isinstance(part, slice):
+            if part.step == 0:
+                return None
+            out.append(len(range(size)[part]))
+        elif not -size <= part < size:
+            return None  # IndexError: not this model's business
+    return (*out, *dims)

@@ -118,6 +118,9 @@ class Tracer:
         self.dynamic_numbers: set[tuple] = set()  # (code object, values but numbers) recompiled as symbols
         self.observed: dict[str, tuple] = {}  # code object -> values an eager first call recorded
         self.strict_call = False  # the program runs the entry inside error_on_graph_break(True)
+        # the compile raised an error Dynamo gives no GB code (a lenient-only break under
+        # fullgraph): not reported, but nothing is cached
+        self.raised_unreported = False
         self.global_state: tuple[str, ...] = ()  # torch's global state the entry is called under
         # retracing because a tensor argument's size changed: Dynamo guards on a tensor's size
         # only once the trace uses it (inputs are wrapped lazily), so a compilation whose graph
@@ -150,11 +153,12 @@ class Tracer:
         self.strict_call = strict_call
         self.global_state = key.global_state  # every frame the call reaches guards on it
         errors = len(self.strict_errors)
+        self.raised_unreported = False
         try:
             self.compile_frame(key, (), entry, strict_entry=fullgraph, compiled_function=True)
         finally:
             self.strict_call = False
-        if len(self.strict_errors) > errors:  # the compile raised: Dynamo cached nothing for it
+        if len(self.strict_errors) > errors or self.raised_unreported:  # the compile raised: Dynamo cached nothing
             self.compiled.pop(key.qualname, None)
             self.values_seen.pop(key.qualname, None)
 
@@ -474,6 +478,9 @@ class Tracer:
         capture_scalar_outputs, which captures `.item()`); a break only a switch makes
         (branching on the captured value) is there only with it on."""
         enabled = self.env.knowledge.fullgraph_enables if strict_entry else frozenset()
+        if ev.lenient_only and strict_entry:
+            self.raised_unreported = True
+            return True
         if ev.needs_config:
             return not (self.env.flag(ev.needs_config) or ev.needs_config in enabled)
         rule = self.env.catalog.get(ev.rule) if ev.rule else None
@@ -706,7 +713,7 @@ class Tracer:
         a local holding such a method and read after the break is passed to the resume function
         (nested or not). Dynamo cannot rebuild it ("Reconstruction failure"): the frame runs eagerly.
         So too at `ctx.__enter__()` by hand of a @contextmanager object whose generator breaks."""
-        handled_here = not self.nested or ev.mode == CallMode.NO_NESTING  # the break does not nest through the call
+        handled_here = not self.nested or ev.mode in (CallMode.NO_NESTING, CallMode.COMPILE_WRAPPER)  # no nesting through it
         rule = self.env.checks.get(CauseCheck.NEW_OBJECT_METHOD) if ev.new_receiver and handled_here else None
         if rule is None and ev.rebuilds_local:  # held in a live local: with nested breaks too
             rule = self.env.checks.get(CauseCheck(ev.rebuilds_local))
@@ -777,7 +784,7 @@ class Tracer:
 
     def _strictness(self, info, path, strict_entry) -> str | None:
         """Why a break here raises instead of breaking, or None."""
-        if strict_entry:
+        if strict_entry or info.fullgraph_alone:
             return StrictReason.FULLGRAPH
         strict = info.strict if info.strict is not None else self.strict_call
         for frame, point in path:
@@ -898,6 +905,8 @@ def _nested_level(path, site_event: Event) -> int:
     """
     if site_event.break_kind == BreakKind.UNRESUMABLE:
         return 0  # entering an unsupported context manager is not a nested break at any depth
+    if any(point.mode == CallMode.COMPILE_WRAPPER for _frame, point in path):
+        return 0  # a torch.compile'd function's break nests through no frame of its chain
     level = 0
     for depth in range(1, len(path)):
         call = path[depth - 1][1]

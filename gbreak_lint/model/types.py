@@ -56,6 +56,9 @@ class FrameKey:
     training: bool | None = None  # `self.training` of the module instance (None: unknown)
     attributes: tuple[tuple[str, object], ...] = ()  # `self.<attr>` -> values.Const, from its construction
     shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()  # tensor parameter -> its (static) shape
+    # tensor parameter -> its elements, flattened, when every call passes one made from the
+    # same constants (model.tensor_contents): tells which side a data-dependent branch takes
+    contents: tuple[tuple[str, tuple], ...] = ()
     # `self.<attr>` holding a tensor: an object built in compiled code from tensors (`C(x).get()`)
     tensor_attributes: frozenset[str] = frozenset()
     # free variables the enclosing function's call bound (`def test(Ctx)` called as `test(A)`):
@@ -101,6 +104,9 @@ class Event:
     # a break on a value the caller passed (a captured number): a frame compiled alone is
     # given the real value instead, so only inlined traces meet it
     inlined_only: bool = False
+    # a break Dynamo makes only when it may break: under fullgraph it raises when it compiles
+    # the graph instead, with no GB code (`requires_grad_()` of an intermediate returned)
+    lenient_only: bool = False
     loop_escapes: bool = False  # a `return` ends Dynamo's back-edge scan before the loop's end
     # call
     target: FrameKey | None = None
@@ -147,6 +153,9 @@ class FrameInfo:
     events: tuple[Event, ...]
     is_generator: bool = False
     strict: bool | None = None  # error_on_graph_break decorator on the function
+    # `@torch.compile(fullgraph=True)` on it: compiled on its own (called through its wrapper
+    # after a caller broke) every break raises; inlined into a caller, the caller's rules hold
+    fullgraph_alone: bool = False
     returns_tensor: bool = False
     yields_tensor: bool = False  # a generator yielding a tensor (what `ctx.__enter__()` of its object gives)
     returns_elements: tuple[bool, ...] = ()  # tensor-ness of a returned tuple's items

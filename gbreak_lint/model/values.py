@@ -178,7 +178,7 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
     if len(displays) == 1:  # `torch.zeros((2, 3))`, `torch.randint(0, 9, (2, 16))`, `size=(2, 3)`
         sizes = [el.value for el in displays[0].elements]
     dims = [d.value if d is not None else None for d in map(literal, sizes)]
-    if not dims or any(type(d) is not int for d in dims):
+    if not dims and not displays or any(type(d) is not int for d in dims):  # (`torch.zeros(())`: 0-d)
         return None
     return tuple(d for d in dims if isinstance(d, int))
 

@@ -1,0 +1,74 @@
+"""`requires_grad_()` on an intermediate tensor that the frame returns (GBL610).
+
+Dynamo traces `y.requires_grad_()` on a tensor the graph computed (it has no source) as a graph
+op. When the graph is compiled it checks the outputs: one computed from such a tensor that
+requires grad would lose that effect in AOTAutograd, so Dynamo restarts the analysis and breaks
+the graph at the `requires_grad_()` call instead (measured 2.13: GB8985, resumed after it). A
+returned `y.grad`, `y.detach()` or a size read from it needs no grad and is fine; so is what
+is computed under `no_grad`. The break is only known at the `return`, so the tracker keeps the
+first such call pending until a returned value turns out to come from it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..walk import children
+
+# reading these off a tensor gives a value that does not require grad
+NO_GRAD_ATTRIBUTES = frozenset({"grad", "data", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
+                                "ndim", "layout"})
+NO_GRAD_METHODS = frozenset({"detach", "item", "tolist", "size", "dim", "numel", "stride", "data_ptr",
+                             "element_size", "storage_offset", "is_contiguous"})
+
+
+@dataclass(frozen=True)
+class PendingBreak:
+    """Where the first `requires_grad_()` on an intermediate was met: the event index and the
+    state the break event is made with if a returned value turns out to need it."""
+    index: int
+    node: cst.Call
+    ctx: tuple
+    tensor_reads: int
+
+
+class GradLeaks:
+    def __init__(self) -> None:
+        self.pending: PendingBreak | None = None
+        self.tainted: set[str] = set()  # locals holding the tensor or one computed from it
+        self.marked_calls: set[int] = set()  # ids of the `requires_grad_()` calls met
+
+    def marked(self, call: cst.Call, receiver: cst.BaseExpression, pending: PendingBreak) -> None:
+        if self.pending is None:
+            self.pending = pending
+        self.marked_calls.add(id(call))
+        if isinstance(receiver, cst.Name):
+            self.tainted.add(receiver.value)
+
+    def assigned(self, names: list[str], value: cst.BaseExpression | None, grad_on: bool) -> None:
+        """`z = y * 3` carries the mark; rebinding a name to anything else drops it."""
+        carries = value is not None and grad_on and (id(value) in self.marked_calls or self.mentions(value))
+        for name in names:
+            (self.tainted.add if carries else self.tainted.discard)(name)
+
+    def returned(self, value: cst.BaseExpression) -> PendingBreak | None:
+        """The pending break, once a returned value needs grad from a marked tensor."""
+        if self.pending is None or not self.mentions(value):
+            return None
+        found, self.pending = self.pending, None
+        return found
+
+    def mentions(self, expr: cst.CSTNode) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value in self.tainted
+        if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(expr, cst.Attribute) and expr.attr.value in NO_GRAD_ATTRIBUTES:
+            return False
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and expr.func.attr.value in NO_GRAD_METHODS:
+            return False
+        if isinstance(expr, cst.Attribute):
+            return self.mentions(expr.value)  # `y.T`, `y.mT`: views that need grad
+        return any(self.mentions(child) for child in children(expr))
