@@ -172,9 +172,8 @@ class BuiltinKinds:
 
     def _call_raises(self, node: cst.Call) -> str | None:
         func = node.func
-        called = self.of(func)
-        if called is not None:
-            return "TypeError"  # calling an int, a list, None...
+        # (calling an int, a list, None: Dynamo has no call for the value and breaks there,
+        # GB0147, before Python's TypeError; model.causes, GBL611)
         builtin = _CHECKED_BUILTINS.get(self.qualify(func) or "")
         if builtin is not None:
             found = [self.of(a.value) for a in node.args]

@@ -138,7 +138,8 @@ class CauseMatcher:
         if self._disabled_instance(node):
             return
         if self._invalid_builtin_call(node, qual) or self._shallow_copy(node, qual) or self._failing_check(node, qual) \
-                or self._refused_operator_arguments(node, qual) or self._data_pointer_argument(node, qual):
+                or self._refused_operator_arguments(node, qual) or self._data_pointer_argument(node, qual) \
+                or self._non_callable_call(node):
             return
         self.builtin_dunder(node, qual)
         recurrent = self._recurrent_module(node.func)
@@ -850,6 +851,23 @@ class CauseMatcher:
             self.b.emit_break(self.rule_for_check(CauseCheck.INVALID_BUILTIN_CALL), node, detail=qual)
         return True
 
+    def _non_callable_call(self, node: cst.Call) -> bool:
+        """`n()` of a parameter the call site gave a number, a string or an iterator: Dynamo
+        has no call for it (measured 2.13: GB0147, resumed; eagerly the call raises TypeError)."""
+        func = node.func
+        if isinstance(func, cst.Name) and func.value not in self.b.rebound:
+            passed = self.b.resolver.arguments.get(func.value)
+            called = passed == PASSED_ITERATOR or isinstance(passed, Const) and (
+                type(passed.value) in _NOT_CALLABLE or isinstance(passed.value, Seq))
+        else:
+            called = False
+        called = called or self.b.builtin_kinds().of(func) is not None  # a local int, list, None...
+        if not called or not self.check_enabled(CauseCheck.NON_CALLABLE_CALL):
+            return False
+        self.b.emit_break(self.rule_for_check(CauseCheck.NON_CALLABLE_CALL), node,
+                          detail=cst.Module([]).code_for_node(func))
+        return True
+
     def _data_pointer_argument(self, node: cst.Call, qual: str | None) -> bool:
         """A torch function or tensor method given `t.data_ptr()`: Dynamo has no graph
         argument for the pointer (measured 2.13: GB0055, resumed after the call)."""
@@ -857,7 +875,9 @@ class CauseMatcher:
         func = node.func
         torch_op = qual is not None and scope.is_torch_function(qual) or \
             isinstance(func, cst.Attribute) and scope.is_tensor(func.value)
-        if not torch_op or not any(scope.is_data_pointer(a.value) for a in node.args) \
+        given = [el.value for a in node.args for el in (a.value.elements if isinstance(a.value, (cst.List, cst.Tuple))
+                                                          else (a,))]  # (`a.new_tensor([a.data_ptr()])`)
+        if not torch_op or not any(scope.is_data_pointer(v) for v in given) \
                 or not self.check_enabled(CauseCheck.DATA_POINTER_ARGUMENT):
             return False
         name = qual or (func.attr.value if isinstance(func, cst.Attribute) else "")
@@ -1135,7 +1155,8 @@ class CauseMatcher:
             self.env.frame(key)
         start = len(self.b.events)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
-        if self._decorated_with(fn.decorators, fn.module, self.k.compile_functions) or self._compiled_name(node.func):
+        compilers = self.k.compile_functions | self.k.legacy_optimize | self.k.strict_optimize
+        if self._decorated_with(fn.decorators, fn.module, compilers) or self._compiled_name(node.func):
             # torch.compile's wrapper (`_fn`, torch code: never compiled itself) runs it: a break
             # inside does not nest through it, and the function is then compiled on its own with
             # its own settings (measured 2.13: traced twice, nested graph breaks on or off)
@@ -1450,7 +1471,9 @@ class CauseMatcher:
                         shapes=tuple(sorted([(n, s) for n, s in shapes.items() if s is not None]
                                             + list(self._callee_attribute_shapes(target, node)))),
                         tensor_attributes=self._callee_tensor_attributes(target, node),
-                        dynamic=self.b.key.dynamic)
+                        dynamic=self.b.key.dynamic,
+                        grad_free=frozenset(name for name, arg in passed.items()
+                                            if name in tensors and self.b.grad_leaks.needs_no_grad(arg)))
 
     def _cells_holding_tensors(self, callee: FunctionInfo) -> frozenset[str]:
         """A function defined in the calling one reads the caller's variables as cells: those
@@ -2381,3 +2404,6 @@ def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
     for child in children(node):
         found += _stores_into(child, name)
     return found
+
+
+_NOT_CALLABLE = (int, float, bool, str, bytes, type(None), complex)

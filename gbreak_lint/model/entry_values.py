@@ -8,6 +8,7 @@ call site (a named entry, a library) the parameters keep their defaults.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import libcst as cst
@@ -23,7 +24,7 @@ from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .global_state import DEFAULT, State, StateReader
 from .types import FnValue, FrameKey
-from .tensor_contents import TensorContents
+from .tensor_contents import TensorContents, changed_in_place
 from .tensors import makes_integer_tensor
 from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER_INPUT, PASSED_GENERATOR, PASSED_INTEGER_TENSOR,
                      PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Obj, Seq,
@@ -127,7 +128,7 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     called = _through_decorators(project, knowledge, key) if cls is not None else key
     resets, eager_calls, observed = 0, 0, False
     resets_itself = _resets_caches(project, knowledge, module, entry)
-    calls = _calls_named(project, knowledge, module, entry.called_as)
+    calls = _calls_named(project, knowledge, module, entry.called_as, entry.function)
     program_calls = [c for c in calls if not _in_compiled_function(project, knowledge, c.caller)]
     if calls and not program_calls:
         return []  # called from compiled code only: reached there (through torch.compile's wrapper)
@@ -224,13 +225,17 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
     shapes: dict[str, tuple[int, ...]] = {}
     contents: dict[str, tuple] = {}
+    callees = frozenset({fn.name} | ({call.func.value} if isinstance(call.func, cst.Name) else set()))
+    grad_free: set[str] = set()
     for name, value in pairs:
         shape = _made_shape(project, knowledge, module, value, local_values or {})
         if shape is not None:
             shapes[name] = shape
-        held_contents = _made_contents(project, module, value, local_values or {}, caller)
+        held_contents = _made_contents(project, module, value, local_values or {}, caller, callees)
         if held_contents is not None:
             contents[name] = held_contents
+        if _made_without_grad(project, knowledge, module, value, local_values or {}, caller):
+            grad_free.add(name)
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
@@ -261,7 +266,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
             tensors.discard(name)
-            arguments[name] = instance
+            arguments[name] = instance if not _shared(module, value, local_values or {}, caller, callees) \
+                else Const(replace(instance.value, shared=True))  # type: ignore[type-var]
             continue
         optimizer = _passed_optimizer(made, qualify)
         if optimizer is not None:  # `train_step(model, opt)`: its step() / zero_grad() break
@@ -302,11 +308,14 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     arguments.update(star_arguments(params, positional, call.args,
                                     lambda value: _is_tensor_expr(project, knowledge, module, value),
                                     value_of=literal))
+    for name in changed_in_place(fn.node.body):  # a second call with the same tensor sees the change
+        contents.pop(name, None)
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
                        "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors)),
-                       "contents": tuple(sorted((n, c) for n, c in contents.items() if n in tensors))})
+                       "contents": tuple(sorted((n, c) for n, c in contents.items() if n in tensors)),
+                       "grad_free": frozenset(grad_free & tensors)})
 
 
 def _spread(call: cst.Call, local_values: dict) -> cst.Call:
@@ -336,33 +345,60 @@ def _made_shape(project, knowledge, module, value, local_values: dict, depth: in
                          knowledge.data_tensor_factories)
 
 
-def _made_contents(project, module, value, local_values: dict, caller, depth: int = 0) -> tuple | None:
+def _made_contents(project, module, value, local_values: dict, caller, callees: frozenset[str],
+                   depth: int = 0) -> tuple | None:
     """The elements of the tensor an entry is called with, when it is made from constants in
-    the call, or bound once to a name (in the calling function, else at module level) that
-    nothing changes in place (`x.add_(1)`, `x[0] = 2`, `x += 1`)."""
+    the call, or bound to a name (in the calling function, else at module level) that the
+    program only ever passes to the entry (`callees`: its names) or to a compiled call: any
+    other use might change it in place (`x.add_(1)`, `init.zeros_(x)`, `v = x[0]`, a helper)."""
     if isinstance(value, cst.Name) and depth < 4:
         bound = local_values.get(value.value, module.values.get(value.value))
-        scope = caller.node if caller is not None and value.value in local_values else module.parsed.module
-        if bound is None or _changed_in_place(scope, value.value):
+        local = caller is not None and value.value in local_values
+        scope = caller.node if local else module.parsed.module
+        if bound is None or not _only_passed(scope, value.value, callees) \
+                or not local and f"global {value.value}" in module.parsed.text:
             return None
-        return _made_contents(project, module, bound, local_values, caller, depth + 1)
+        return _made_contents(project, module, bound, local_values, caller, callees, depth + 1)
     if not isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
         return None
     found = TensorContents({}, lambda f: project.qualify(f, module, caller), literal).of(value)
     return found if found is not None and all(type(v) in (int, float, bool) for v in found) else None
 
 
-def _changed_in_place(scope: cst.CSTNode, name: str) -> bool:
-    for node in find_all(scope, (cst.Call, cst.AugAssign, cst.Assign)):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value.endswith("_") \
-                and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
-            return True
-        targets = [node.target] if isinstance(node, cst.AugAssign) else \
-            [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
-        if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
-               or isinstance(node, cst.AugAssign) and isinstance(t, cst.Name) and t.value == name for t in targets):
-            return True
-    return False
+def _made_without_grad(project, knowledge, module, value, local_values: dict, caller) -> bool:
+    """A tensor argument made by a torch function without `requires_grad=` (in the call, or
+    bound once to a name the program never gives `requires_grad_()` / `.requires_grad =`)."""
+    if isinstance(value, cst.Name):
+        if f"{value.value}.requires_grad" in module.parsed.text:  # (anywhere in the module: cheap, safe)
+            return False
+        value = local_values.get(value.value, module.values.get(value.value))
+    value = _signed_operand(value) if value is not None else None
+    if not isinstance(value, cst.Call) or any(a.keyword is not None and a.keyword.value == "requires_grad"
+                                             for a in value.args):
+        return False
+    qual = project.qualify(value.func, module, caller) or ""
+    return qual in knowledge.sized_tensor_factories or qual in knowledge.data_tensor_factories
+
+
+def _shared(module, value, local_values: dict, caller, callees: frozenset[str]) -> bool:
+    """A name the program does more with than pass to the entry (`m.scale = 2`, `init(m)`)."""
+    if not isinstance(value, cst.Name):
+        return False
+    local = caller is not None and value.value in local_values
+    return not _only_passed(caller.node if local else module.parsed.module, value.value, callees)
+
+
+def _only_passed(scope: cst.CSTNode, name: str, callees: frozenset[str]) -> bool:
+    """Every read of `name` in `scope` is a positional argument of a call of one of `callees`
+    or of a compiled object called at once (`torch.compile(f)(x)`); it is bound once."""
+    uses = [n for n in find_all(scope, (cst.Name,)) if n.value == name]
+    passed = [a.value for call in find_all(scope, (cst.Call,))
+              if isinstance(call.func, cst.Call) or isinstance(call.func, cst.Name) and call.func.value in callees
+              for a in call.args if a.keyword is None and not a.star and isinstance(a.value, cst.Name)
+              and a.value.value == name]
+    stores = [t for node in find_all(scope, (cst.Assign,)) for t in node.targets
+              if isinstance(t.target, cst.Name) and t.target.value == name]
+    return len(stores) == 1 and len(uses) == len(passed) + 1
 
 
 def _passed_instance(project, knowledge, module, value, local_values: dict, caller) -> Const | None:
@@ -487,19 +523,21 @@ def _method_of_global(module, value: cst.Call) -> bool:
     return isinstance(receiver, cst.Name) and receiver.value in module.values
 
 
-def _calls_named(project, knowledge, module, name: str) -> list[_Call]:
+def _calls_named(project, knowledge, module, name: str, compiled: str | None = None) -> list[_Call]:
     """Calls of `name(...)`, each with whether it runs inside `with error_on_graph_break(True)`
     (the program makes every break of that compile an error), the plain `name = value`
     assignments of its function seen before it (what the arguments it passes were bound to),
-    that function (where the names it passes are read) and the cache resets before it."""
-    finder = _NamedCalls(project, knowledge, module, name)
+    that function (where the names it passes are read) and the cache resets before it.
+    `compiled`: the function compiled, to keep only the loop rows that compile it."""
+    finder = _NamedCalls(project, knowledge, module, name, compiled)
     walk(module.parsed.module, finder)
     return finder.found
 
 
 class _NamedCalls(cst.CSTVisitor):
-    def __init__(self, project, knowledge, module, name: str):
+    def __init__(self, project, knowledge, module, name: str, compiled: str | None = None):
         self.project, self.knowledge, self.module, self.name = project, knowledge, module, name
+        self.compiled = compiled
         self.found: list[_Call] = []
         self.resets = 0
         self.strict: list[bool] = []
@@ -578,9 +616,21 @@ class _NamedCalls(cst.CSTVisitor):
             self.resets += 1
         if self._calls(node.func):
             scope = dict(self.scopes[-1]) if len(self.scopes) > 1 else {}
-            for row in self._loop_rows():
+            for row in self._rows_compiling(node.func, self._loop_rows()):
                 self.found.append(_Call(node, any(self.strict), {**scope, **row},
                                         self.functions[-1], self.resets, self.stances[-1], self.states[-1]))
+
+    def _rows_compiling(self, func: cst.BaseExpression, rows: list[dict]) -> list[dict]:
+        """`for fn, args in cases: torch.compile(fn)(*args)`: the rows whose `fn` is the
+        function compiled (each row's arguments go with its own function)."""
+        if self.compiled is None or not isinstance(func, cst.Call) or not func.args:
+            return rows
+        compiled = func.args[0].value
+        if not isinstance(compiled, cst.Name) or not all(compiled.value in row for row in rows):
+            return rows
+        mine = [row for row in rows
+                if self.project.qualify(row[compiled.value], self.module, self.functions[-1]) == self.compiled]
+        return mine or rows
 
     def _loop_rows(self) -> list[dict]:
         """The names the innermost `for` over a display binds, one dict per row (the first

@@ -72,7 +72,8 @@ class ModelEnv:
         if qual is None:
             return False
         module = qual.rpartition(".")[0]
-        if qual in self.disallowed or module in self.knowledge.skipped_modules:
+        if qual in self.disallowed or module in self.knowledge.skipped_modules \
+                and qual not in self.knowledge.traced_in_skipped_modules:
             return True
         package = module.partition(".")[0]
         unless = self.knowledge.skipped_packages.get(package)

@@ -26,7 +26,7 @@ from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
 from .empty_modules import leaves_dict_empty
 from .grad_leaks import GradLeaks, PendingBreak
-from .tensor_contents import TensorContents
+from .tensor_contents import TensorContents, changed_names
 from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
 from ..walk import NESTED_SCOPES, children, find_all, own_names
 
@@ -122,7 +122,7 @@ class FrameBuilder:
         self._kinds: BuiltinKinds | None = None
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
-        self.grad_leaks = GradLeaks()  # `y.requires_grad_()` of an intermediate, until a return needs it
+        self.grad_leaks = GradLeaks(key.grad_free)  # `y.requires_grad_()` of an intermediate, until a return needs it
         # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
         # data-dependent branch takes
         self.contents = TensorContents(dict(key.contents), self.resolver.qualify, self.values.value)
@@ -615,8 +615,7 @@ class FrameBuilder:
             self.expr(node.value)
             self.assign_target(node.target, node.value)
         elif isinstance(node, cst.AugAssign):
-            for name in target_names(node.target) + target_names(getattr(node.target, "value", node.target)):
-                self.contents.forget(name)
+            self.contents.forget_all(changed_names(node))
             if isinstance(node.target, cst.Subscript):  # `h[mask] += v` reads `h[mask]` first
                 self.expr(node.target)
             self.expr(node.value)
@@ -708,6 +707,8 @@ class FrameBuilder:
 
     def assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         self.outputs.assign(target, value)
+        if isinstance(target, (cst.Attribute, cst.Subscript)) and self._outside(target):
+            self._returns_marked_intermediate(value)  # `box.v = y * 3`: an output as well
         if isinstance(target, cst.Attribute):
             self.causes.attribute_assign(target, value)
             return
@@ -1080,6 +1081,7 @@ class FrameBuilder:
         return _is_flag(test) and test.attr.value not in k.flags_usually_on
 
     def stmt_While(self, node: cst.While) -> None:
+        self.contents.forget_all(changed_names(node))
         # The first test runs before the loop; Dynamo resumes there and meets the
         # re-test at the loop's bottom once more in the resume function (measured: 2 hits).
         self.values.forget_loop(node.body)
@@ -1090,6 +1092,7 @@ class FrameBuilder:
             self.block(node.orelse.body)
 
     def stmt_For(self, node: cst.For) -> None:
+        self.contents.forget_all(changed_names(node))  # (what a later iteration sees is not followed)
         # The iterable is evaluated once, before the loop: a break there is not in the loop
         # (Dynamo finds no back-edge after it). A generator's body runs at each FOR_ITER: in it.
         in_loop = self._runs_generator(node.iter)
@@ -1464,20 +1467,10 @@ class FrameBuilder:
         if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self.index_reads.slice_call(node):
             return
         self._marks_intermediate(node)
-        self._forget_changed_contents(node)
+        self._stored_outside(node)
+        self.contents.forget_changed(node, self.resolver.qualify(node.func))
         self.causes.classify_call(node)
 
-    def _forget_changed_contents(self, node: cst.Call) -> None:
-        """`x.add_(1)`, and a tensor handed to a function that is not torch's (it may change it
-        in place): its contents are no longer known."""
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and isinstance(func.value, cst.Name):
-            self.contents.forget(func.value.value)
-        qual = self.resolver.qualify(func)
-        if qual is None or not qual.startswith("torch."):
-            for arg in node.args:
-                if isinstance(arg.value, cst.Name):
-                    self.contents.forget(arg.value.value)
 
     def _marks_intermediate(self, node: cst.Call) -> None:
         """`y.requires_grad_()` (or `(True)`) of a tensor this frame computed, not an input: kept
@@ -1489,8 +1482,22 @@ class FrameBuilder:
         receiver = func.value
         computed = isinstance(receiver, cst.Name) and receiver.value in self.rebound \
             and receiver.value not in self.parameter_locals or isinstance(receiver, (cst.Call, cst.BinaryOperation))
-        if computed and self.scope.is_tensor(receiver):
+        if computed and self.scope.is_tensor(receiver) and self.grad_leaks.needs_no_grad(receiver):
             self.grad_leaks.marked(node, receiver, PendingBreak(len(self.events), node, tuple(self.ctx), self.tensor_reads))
+
+    def _stored_outside(self, node: cst.Call) -> None:
+        """`store.append(y * 3)` into a container the frame was given (or a global): what it
+        holds outlives the frame, an output of the graph like a returned value."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_STORES and self._outside(func.value):
+            for arg in node.args:
+                self._returns_marked_intermediate(arg.value)
+
+    def _outside(self, target: cst.BaseExpression) -> bool:
+        """A store target the frame did not make: rooted at a parameter, `self` or a global."""
+        while isinstance(target, (cst.Attribute, cst.Subscript)):
+            target = target.value
+        return isinstance(target, cst.Name) and target.value not in self.rebound
 
     def _returns_marked_intermediate(self, value: cst.BaseExpression) -> None:
         """A returned value needs grad from a marked intermediate: the break Dynamo makes at the
@@ -1623,7 +1630,7 @@ class FrameBuilder:
 
     def _empty_module(self, value) -> bool:
         """An instance passed in whose module class never ran nn.Module's `__init__` (GBL608)."""
-        if not isinstance(value, Const) or not isinstance(value.value, Obj):
+        if not isinstance(value, Const) or not isinstance(value.value, Obj) or value.value.shared:
             return False
         cls = self.env.project.klass(value.value.cls)
         return cls is not None and self.resolver.is_nn_module(cls) and leaves_dict_empty(self.env.project, cls)
@@ -2104,3 +2111,6 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
     return any(isinstance(h.type, cst.Name) and h.type.value == "GeneratorExit"
                and find_all(h.body, (cst.Yield,), skip=NESTED_SCOPES)
                for t in find_all(fn.body, (cst.Try,), skip=NESTED_SCOPES) for h in t.handlers)
+
+# methods putting a value into a container (kept past the frame when the container is)
+_CONTAINER_STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})

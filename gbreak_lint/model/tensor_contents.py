@@ -11,9 +11,12 @@ arithmetic with numbers and comparisons make of them; anything else is unknown (
 from __future__ import annotations
 
 import operator
+import struct
 from typing import Any, Callable
 
 import libcst as cst
+
+from ..walk import find_all
 
 MAX_ELEMENTS = 1024  # larger tensors are not followed
 Values = tuple  # the elements, flattened in order (numbers or bools)
@@ -50,15 +53,31 @@ class TensorContents:
         self.qualify, self.number = qualify, number
 
     def assign(self, names: list[str], value: cst.BaseExpression | None) -> None:
-        found = self.of(value) if value is not None and len(names) == 1 else None
+        """`y = x * 2` knows `y`; `y = x`, `v = x[0:3]`, `d = x.detach()` make another name for
+        (part of) `x`, which an in-place change through it would change: neither is known."""
+        found = self.of(value) if value is not None and len(names) == 1 and _fresh(value) else None
         for name in names:
             if found is None:
                 self.known.pop(name, None)
             else:
                 self.known[name] = found
+        if value is not None and not _fresh(value):
+            for name in _mentioned(value):
+                self.known.pop(name, None)
 
     def forget(self, name: str) -> None:
         self.known.pop(name, None)
+
+    def forget_changed(self, call: cst.Call, qualified: str | None) -> None:
+        """What a call may change in place: the receiver of `x.add_(1)` / `x[0:3].fill_(0)` /
+        `x.data.sub_(1)`, the first argument of `torch.neg_(x)` / `nn.init.zeros_(x)`, an `out=`
+        tensor, and any tensor handed to a function that is not torch's."""
+        for name in changed_by(call, qualified):
+            self.known.pop(name, None)
+
+    def forget_all(self, names) -> None:
+        for name in names:
+            self.known.pop(name, None)
 
     def truth(self, expr: cst.BaseExpression) -> bool | None:
         """The truth of a condition on tensor contents (`x.sum() > 0`, `a.any() and b.all()`)."""
@@ -106,10 +125,12 @@ class TensorContents:
             return None  # (two plain numbers: no tensor here)
         if len(a) != len(b) and 1 not in (len(a), len(b)):
             return None
+        if not _computable(op, a + b):
+            return None
         width = max(len(a), len(b))
         try:
-            return tuple(op(a[i % len(a)], b[i % len(b)]) for i in range(width))
-        except (ZeroDivisionError, TypeError):
+            return tuple(_f32(op(a[i % len(a)], b[i % len(b)])) for i in range(width))
+        except (ZeroDivisionError, TypeError, OverflowError):
             return None
 
     def _call(self, call: cst.Call, depth: int) -> Values | None:
@@ -125,13 +146,35 @@ class TensorContents:
         return made(call, self.qualify, self.number)
 
 
+def _computable(op, values: Values) -> bool:
+    """Python's arithmetic is torch's on these values: no bool arithmetic (a bool tensor stays
+    bool: `t + t` is `t | t`), no equality of fractions (float32 rounding decides it)."""
+    if op in _ARITHMETIC.values() and any(type(v) is bool for v in values):
+        return False
+    if op in (operator.eq, operator.ne) and any(type(v) is float and not v.is_integer() for v in values):
+        return False
+    return True
+
+
+def _f32(value: object) -> object:
+    """A float as float32 holds it (torch's default dtype): `0.1 + 0.2 == 0.3` there."""
+    if type(value) is not float or value != value or value in (float("inf"), float("-inf")):
+        return value
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def _method(values: Values, name: str, call: cst.Call) -> Values | None:
     if any(a.keyword is None for a in call.args) and name not in ("float", "double", "long", "int", "bool"):
         return None  # `x.sum(0)`, `x.max(dim)`: not a reduction over every element
     if name in _REDUCTIONS and not call.args and values:
-        return (_REDUCTIONS[name](values),)
+        if name in ("sum", "mean", "prod") and any(type(v) is bool for v in values):
+            values = tuple(int(v) for v in values)
+        return (_f32(_REDUCTIONS[name](values)),)
     if name in _ELEMENTWISE and not call.args:
-        return tuple(_ELEMENTWISE[name](v) for v in values)
+        return tuple(_f32(_ELEMENTWISE[name](v)) for v in values)
     if name == "item" and len(values) == 1:
         return values
     return None
@@ -142,13 +185,13 @@ def made(call: cst.Call, qualify: Callable, number: Callable) -> Values | None:
     `torch.full((2,), 7)`, `torch.arange(1, 5)`, `torch.tensor([[1, 2], [3, 4]])`."""
     qual = qualify(call.func)
     args = [a.value for a in call.args if a.keyword is None and not a.star]
-    if any(a.star for a in call.args):
-        return None
+    if any(a.star or a.keyword is not None and a.keyword.value not in ("device", "requires_grad") for a in call.args):
+        return None  # (a dtype changes the values: `full((3,), 0.7, dtype=torch.int64)` holds 0)
     if qual in _FILLED or qual == "torch.full":
         sizes = args[:1] if qual == "torch.full" else args
         count = _count(sizes, number)
         fill = _FILLED.get(qual) if qual in _FILLED else _number(args[1], number) if len(args) == 2 else None
-        return (fill,) * count if count is not None and fill is not None and count <= MAX_ELEMENTS else None
+        return (_f32(fill),) * count if count is not None and fill is not None and count <= MAX_ELEMENTS else None
     if qual == "torch.arange":
         bounds = [_number(a, number) for a in args]
         if not 1 <= len(bounds) <= 3 or any(b is None for b in bounds):
@@ -160,10 +203,14 @@ def made(call: cst.Call, qualify: Callable, number: Callable) -> Values | None:
         while (v < end) if step > 0 else (v > end):  # type: ignore[operator]
             out.append(v)
             v += step  # type: ignore[operator]
-        return tuple(out)
+        return tuple(_f32(v) for v in out)
     if qual in ("torch.tensor", "torch.as_tensor") and len(args) == 1:
         flat: list = []
-        return tuple(flat) if _flatten(args[0], number, flat) and len(flat) <= MAX_ELEMENTS else None
+        if not _flatten(args[0], number, flat) or len(flat) > MAX_ELEMENTS:
+            return None
+        if len({type(v) for v in flat}) > 1:  # mixed: torch promotes (bool and int to float)
+            flat = [float(v) for v in flat]
+        return tuple(_f32(v) for v in flat)
     return None
 
 
@@ -197,3 +244,84 @@ def _flatten(expr: cst.BaseExpression, number: Callable, out: list, depth: int =
         return False
     out.append(value)
     return True
+
+
+def _fresh(value: cst.BaseExpression) -> bool:
+    """An expression making a new tensor (arithmetic, a comparison, a reduction, a factory,
+    `.clone()`), not another view of one (a name, an item or slice, `.detach()`, `.view()`)."""
+    if isinstance(value, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)):
+        return True
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        return value.func.attr.value in _REDUCTIONS or value.func.attr.value in ("clone", "item", "abs", "neg")
+    return isinstance(value, cst.Call)
+
+
+def _mentioned(expr: cst.CSTNode) -> set[str]:
+    return {n.value for n in find_all(expr, (cst.Name,))}
+
+
+def _root(expr: cst.BaseExpression) -> str | None:
+    """The name a receiver chain starts from (`x` of `x[0:3].data`)."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript, cst.Call)):
+        expr = expr.value if not isinstance(expr, cst.Call) else expr.func
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def changed_by(call: cst.Call, qualified: str | None) -> set[str]:
+    """The names a call may change in place (see TensorContents.forget_changed)."""
+    out: set[str] = set()
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.startswith("__"):
+        root = _root(func.value)
+        if root is not None and qualified is None:
+            out.add(root)
+    torch_call = qualified is not None and qualified.startswith("torch.")
+    for position, arg in enumerate(call.args):
+        root = _root(arg.value)
+        if root is None:
+            continue
+        if not torch_call or arg.keyword is not None and arg.keyword.value == "out" \
+                or position == 0 and (qualified or "").endswith("_"):
+            out.add(root)
+    return out
+
+
+def changed_names(body: cst.CSTNode) -> set[str]:
+    """The names a block may rebind or change in place: assignment targets (and the roots of
+    item and attribute stores), receivers of in-place methods, and every name handed to a
+    call (whatever it does with it)."""
+    out: set[str] = set()
+    for node in find_all(body, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.Call)):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value.endswith("_"):
+                out.update(filter(None, [_root(func.value)]))
+            out.update(filter(None, (_root(a.value) for a in node.args)))
+            continue
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            out.update(_mentioned(target) if isinstance(target, (cst.Tuple, cst.List)) else
+                       filter(None, [_root(target)]))
+    return out
+
+
+def changed_in_place(body: cst.CSTNode) -> set[str]:
+    """The names a function body changes in place itself: receivers of `x.add_()`, roots of
+    `x[0] = v` / `x.data = v`, `out=` tensors and first arguments of `f_(x)` (what a second call
+    with the same tensor would then see)."""
+    out: set[str] = set()
+    for node in find_all(body, (cst.Assign, cst.AugAssign, cst.Call)):
+        if isinstance(node, cst.Call):
+            func = node.func
+            named = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            if isinstance(func, cst.Attribute) and named.endswith("_") and not named.startswith("__"):
+                out.update(filter(None, [_root(func.value)]))
+            if named.endswith("_") and not named.startswith("__") and node.args:
+                out.update(filter(None, [_root(node.args[0].value)]))
+            out.update(filter(None, (_root(a.value) for a in node.args if a.keyword and a.keyword.value == "out")))
+            continue
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        out.update(filter(None, (_root(t) for t in targets if isinstance(t, (cst.Subscript, cst.Attribute)))))
+        if isinstance(node, cst.AugAssign):
+            out.update(filter(None, [_root(node.target)]))
+    return out

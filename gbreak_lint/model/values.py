@@ -47,6 +47,9 @@ class Obj:
 
     cls: str
     attrs: tuple[tuple[str, Const], ...] = ()
+    # the program also uses it outside the compiled calls (stores attributes on it, hands it
+    # to other code): what its constructor left is not all it may hold
+    shared: bool = False
 
     def get(self, name: str) -> Const | None:
         return dict(self.attrs).get(name)
