@@ -1162,7 +1162,7 @@ class CauseMatcher:
             # its own settings (measured 2.13: traced twice, nested graph breaks on or off)
             inner = tuple(self.b.events[start:])
             del self.b.events[start:]
-            self._call_torch_frame(node, "compile_wrapper", "_fn", inner, mode=CallMode.COMPILE_WRAPPER,
+            self._call_torch_frame(node, COMPILE_WRAPPER_LABEL, "_fn", inner, mode=CallMode.COMPILE_WRAPPER,
                                    uses_torch=True, eager_only=True)
         if self._decorated_with(fn.decorators, fn.module, self.k.frame_adding_decorators):
             inner = tuple(self.b.events[start:])  # run by the decorator's own frame
@@ -2407,3 +2407,7 @@ def _stores_into(node: cst.CSTNode, name: str) -> list[cst.BaseExpression | None
 
 
 _NOT_CALLABLE = (int, float, bool, str, bytes, type(None), complex)
+
+# the synthetic frame of torch.compile's wrapper in a call chain (`f.<compile_wrapper@12:8>`):
+# a break below it nests through no frame, nested_graph_breaks on or off (checks.nested)
+COMPILE_WRAPPER_LABEL = "compile_wrapper"
