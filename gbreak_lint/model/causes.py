@@ -861,7 +861,8 @@ class CauseMatcher:
                 type(passed.value) in _NOT_CALLABLE or isinstance(passed.value, Seq))
         else:
             called = False
-        called = called or self.b.builtin_kinds().of(func) is not None  # a local int, list, None...
+        if isinstance(func, cst.Name) and not called:  # a local int, list, None... (not an attribute:
+            called = self.b.builtin_kinds().of(func) is not None  # what `__init__` left may be replaced)
         if not called or not self.check_enabled(CauseCheck.NON_CALLABLE_CALL):
             return False
         self.b.emit_break(self.rule_for_check(CauseCheck.NON_CALLABLE_CALL), node,
@@ -1472,8 +1473,8 @@ class CauseMatcher:
                                             + list(self._callee_attribute_shapes(target, node)))),
                         tensor_attributes=self._callee_tensor_attributes(target, node),
                         dynamic=self.b.key.dynamic,
-                        grad_free=frozenset(name for name, arg in passed.items()
-                                            if name in tensors and self.b.grad_leaks.needs_no_grad(arg)))
+                        grad_inputs=frozenset(name for name, arg in passed.items()
+                                              if name in tensors and self.b.grad_leaks.needs_grad(arg)))
 
     def _cells_holding_tensors(self, callee: FunctionInfo) -> frozenset[str]:
         """A function defined in the calling one reads the caller's variables as cells: those

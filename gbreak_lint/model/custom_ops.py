@@ -44,7 +44,7 @@ def custom_ops(project: ProjectIndex, knowledge) -> CustomOps:
             for dec in fn.decorators:
                 call = dec.decorator
                 if isinstance(call, cst.Call) and project.qualify(call.func, module) in knowledge.custom_op_decorators:
-                    name = _string_argument(call, _enclosing(project, module, fn))
+                    name = _string_argument(call, _enclosing(project, module, fn), module)
                     if name is not None:
                         ops[fn.qualname] = name
     by_name = {qualname.rsplit(".", 1)[-1]: op for qualname, op in ops.items()}
@@ -106,12 +106,15 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
         and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString)
 
 
-def _string_argument(call: cst.Call, scope: cst.CSTNode | None = None) -> str | None:
+def _string_argument(call: cst.Call, scope: cst.CSTNode | None = None, module=None) -> str | None:
     """The operator name a call is given: a string literal, or a name `scope` (the function
     around the definition, else the module) binds to one once (`op_name = "ns::op"`)."""
     given = call.args[0].value if call.args else None
     if isinstance(given, cst.Name) and scope is not None:
-        given = single_store(scope, given.value)
+        name = given.value
+        given = single_store(scope, name)
+        if given is None and module is not None:  # a module-level constant
+            given = single_store(module.parsed.module, name)
     found = literal(given) if given is not None else None
     return found.value if found is not None and isinstance(found.value, str) else None
 

@@ -17,7 +17,7 @@ from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
-from ..walk import NESTED_SCOPES, find_all, walk
+from ..walk import NESTED_SCOPES, children, find_all, walk
 from .callables import Callables
 from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
@@ -226,7 +226,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     shapes: dict[str, tuple[int, ...]] = {}
     contents: dict[str, tuple] = {}
     callees = frozenset({fn.name} | ({call.func.value} if isinstance(call.func, cst.Name) else set()))
-    grad_free: set[str] = set()
+    grad_inputs: set[str] = set()
     for name, value in pairs:
         shape = _made_shape(project, knowledge, module, value, local_values or {})
         if shape is not None:
@@ -234,8 +234,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         held_contents = _made_contents(project, module, value, local_values or {}, caller, callees)
         if held_contents is not None:
             contents[name] = held_contents
-        if _made_without_grad(project, knowledge, module, value, local_values or {}, caller):
-            grad_free.add(name)
+        if _made_with_grad(project, knowledge, module, value, local_values or {}, caller):
+            grad_inputs.add(name)
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
@@ -310,12 +310,16 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                                     value_of=literal))
     for name in changed_in_place(fn.node.body):  # a second call with the same tensor sees the change
         contents.pop(name, None)
+    passed_names = [value.value for _, value in pairs if isinstance(value, cst.Name)]
+    for name, value in pairs:  # `opt(t, t)`: a change through one parameter changes the other
+        if isinstance(value, cst.Name) and passed_names.count(value.value) > 1:
+            contents.pop(name, None)
     return FrameKey(**{**_fields(key), "tensor_params": frozenset(tensors),
                        "bindings": tuple(sorted(bindings.items(), key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors)),
                        "contents": tuple(sorted((n, c) for n, c in contents.items() if n in tensors)),
-                       "grad_free": frozenset(grad_free & tensors)})
+                       "grad_inputs": frozenset(grad_inputs & tensors)})
 
 
 def _spread(call: cst.Call, local_values: dict) -> cst.Call:
@@ -365,40 +369,93 @@ def _made_contents(project, module, value, local_values: dict, caller, callees: 
     return found if found is not None and all(type(v) in (int, float, bool) for v in found) else None
 
 
-def _made_without_grad(project, knowledge, module, value, local_values: dict, caller) -> bool:
-    """A tensor argument made by a torch function without `requires_grad=` (in the call, or
-    bound once to a name the program never gives `requires_grad_()` / `.requires_grad =`)."""
+def _made_with_grad(project, knowledge, module, value, local_values: dict, caller) -> bool:
+    """A tensor argument known to need grad: made with `requires_grad=True`, an nn.Parameter,
+    given `.requires_grad_()`, or bound to a name the module gives `.requires_grad = True` /
+    `.requires_grad_()`."""
     if isinstance(value, cst.Name):
-        if f"{value.value}.requires_grad" in module.parsed.text:  # (anywhere in the module: cheap, safe)
-            return False
+        if f"{value.value}.requires_grad" in module.parsed.text:  # (anywhere in the module: cheap)
+            return True
         value = local_values.get(value.value, module.values.get(value.value))
-    value = _signed_operand(value) if value is not None else None
-    if not isinstance(value, cst.Call) or any(a.keyword is not None and a.keyword.value == "requires_grad"
-                                             for a in value.args):
-        return False
-    qual = project.qualify(value.func, module, caller) or ""
-    return qual in knowledge.sized_tensor_factories or qual in knowledge.data_tensor_factories
+    while isinstance(value, cst.Call):
+        func = value.func
+        if any(a.keyword is not None and a.keyword.value == "requires_grad" and not
+               (isinstance(a.value, cst.Name) and a.value.value == "False") for a in value.args):
+            return True
+        if project.qualify(func, module, caller) in knowledge.parameter_constructors:
+            return True
+        if not isinstance(func, cst.Attribute):
+            return False
+        if func.attr.value == "requires_grad_":
+            return not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False")
+        value = func.value  # `torch.randn(3).float()`: what the chain starts from
+    return False
 
 
 def _shared(module, value, local_values: dict, caller, callees: frozenset[str]) -> bool:
-    """A name the program does more with than pass to the entry (`m.scale = 2`, `init(m)`)."""
+    """A module instance the program changes besides passing it to the entry: an attribute
+    stored on it, `setattr`, or handed to a function that is not a builtin (`init(m)`,
+    `nn.Module.__init__(m)`). Reading it (`isinstance(m, ...)`, `type(m)`) is not a change."""
     if not isinstance(value, cst.Name):
         return False
     local = caller is not None and value.value in local_values
-    return not _only_passed(caller.node if local else module.parsed.module, value.value, callees)
+    scope = caller.node if local else module.parsed.module
+    return any(kind in ("store", "handed") for kind in _uses(scope, value.value, callees))
 
 
 def _only_passed(scope: cst.CSTNode, name: str, callees: frozenset[str]) -> bool:
-    """Every read of `name` in `scope` is a positional argument of a call of one of `callees`
-    or of a compiled object called at once (`torch.compile(f)(x)`); it is bound once."""
-    uses = [n for n in find_all(scope, (cst.Name,)) if n.value == name]
-    passed = [a.value for call in find_all(scope, (cst.Call,))
-              if isinstance(call.func, cst.Call) or isinstance(call.func, cst.Name) and call.func.value in callees
-              for a in call.args if a.keyword is None and not a.star and isinstance(a.value, cst.Name)
-              and a.value.value == name]
+    """`name` is bound once in `scope`, and every other use of it leaves the tensor as it is:
+    passed (positionally or by keyword) to the entry (`callees`: its names), to a compiled
+    object called at once (`torch.compile(f)(x)`) or to a builtin that only reads it (`print`,
+    `len`), or a read of its size or dtype. An in-place method, a store, another name for it
+    (`y = x`, `v = x[0]`) or a function it is handed to might change it."""
     stores = [t for node in find_all(scope, (cst.Assign,)) for t in node.targets
               if isinstance(t.target, cst.Name) and t.target.value == name]
-    return len(stores) == 1 and len(uses) == len(passed) + 1
+    return len(stores) == 1 and all(kind in ("passed", "read") for kind in _uses(scope, name, callees))
+
+
+# builtins that read an object without changing it
+_READING_BUILTINS = frozenset({"print", "len", "isinstance", "type", "id", "repr", "str", "hash", "issubclass"})
+# attributes and methods of a tensor whose use leaves it as it is
+_READING_MEMBERS = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "is_contiguous",
+                              "requires_grad", "sum", "mean", "max", "min", "item", "tolist", "clone", "stride"})
+
+
+def _uses(scope: cst.CSTNode, name: str, callees: frozenset[str]) -> list[str]:
+    """How each read of `name` in `scope` uses it: "passed" to a callee or a compiled call,
+    "read" (a reading builtin or member), "store" (an attribute or item stored on it,
+    `setattr`), "handed" (another call), "other" (anything else: an alias, an operand)."""
+    out: list[str] = []
+
+    def visit(node: cst.CSTNode, parent: cst.CSTNode | None, grand: cst.CSTNode | None) -> None:
+        if isinstance(node, cst.Name) and node.value == name and not _binds(parent, node):
+            out.append(_use_kind(node, parent, grand, callees))
+        for child in children(node):
+            visit(child, node, parent)
+
+    visit(scope, None, None)
+    return out
+
+
+def _binds(parent: cst.CSTNode | None, node: cst.Name) -> bool:
+    return isinstance(parent, cst.AssignTarget) and parent.target is node
+
+
+def _use_kind(node: cst.Name, parent, grand, callees: frozenset[str]) -> str:
+    if isinstance(parent, cst.Arg) and isinstance(grand, cst.Call) and parent.value is node:
+        func = grand.func
+        if isinstance(func, cst.Call) or isinstance(func, cst.Name) and func.value in callees:
+            return "passed"
+        if isinstance(func, cst.Name) and func.value in _READING_BUILTINS:
+            return "read"
+        return "store" if isinstance(func, cst.Name) and func.value == "setattr" else "handed"
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        if isinstance(grand, cst.AssignTarget):
+            return "store"
+        return "read" if parent.attr.value in _READING_MEMBERS else "other"
+    if isinstance(parent, cst.Subscript) and isinstance(grand, cst.AssignTarget):
+        return "store"
+    return "other"
 
 
 def _passed_instance(project, knowledge, module, value, local_values: dict, caller) -> Const | None:

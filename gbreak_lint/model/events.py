@@ -122,7 +122,7 @@ class FrameBuilder:
         self._kinds: BuiltinKinds | None = None
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
-        self.grad_leaks = GradLeaks(key.grad_free)  # `y.requires_grad_()` of an intermediate, until a return needs it
+        self.grad_leaks = GradLeaks(key.grad_inputs)  # `y.requires_grad_()` of an intermediate, until a return needs it
         # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
         # data-dependent branch takes
         self.contents = TensorContents(dict(key.contents), self.resolver.qualify, self.values.value)
@@ -1482,14 +1482,15 @@ class FrameBuilder:
         receiver = func.value
         computed = isinstance(receiver, cst.Name) and receiver.value in self.rebound \
             and receiver.value not in self.parameter_locals or isinstance(receiver, (cst.Call, cst.BinaryOperation))
-        if computed and self.scope.is_tensor(receiver) and self.grad_leaks.needs_no_grad(receiver):
+        if computed and self.scope.is_tensor(receiver) and not self.grad_leaks.needs_grad(receiver):
             self.grad_leaks.marked(node, receiver, PendingBreak(len(self.events), node, tuple(self.ctx), self.tensor_reads))
 
     def _stored_outside(self, node: cst.Call) -> None:
         """`store.append(y * 3)` into a container the frame was given (or a global): what it
         holds outlives the frame, an output of the graph like a returned value."""
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_STORES and self._outside(func.value):
+        if isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_STORES and self._outside(func.value) \
+                and not self.scope.is_tensor(func.value):  # (`x.add(y)` of a tensor stores nothing)
             for arg in node.args:
                 self._returns_marked_intermediate(arg.value)
 

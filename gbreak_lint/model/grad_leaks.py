@@ -34,21 +34,19 @@ class PendingBreak:
 
 
 class GradLeaks:
-    def __init__(self, grad_free: frozenset[str] = frozenset()) -> None:
+    def __init__(self, grad_inputs: frozenset[str] = frozenset()) -> None:
         self.pending: PendingBreak | None = None
         self.tainted: set[str] = set()  # locals holding the tensor or one computed from it
         self.marked_calls: set[int] = set()  # ids of the `requires_grad_()` calls met
-        # locals known not to need grad: computed only from inputs the call site made without
-        # requires_grad, or detached (a tensor that already needs grad: requires_grad_() is a no-op)
-        self.grad_free: set[str] = set(grad_free)
+        # locals known to need grad already (requires_grad_() changes nothing there): inputs
+        # the call site made so, and what the frame computes from them or from `self` (a
+        # module's parameters) without detaching
+        self.needing: set[str] = set(grad_inputs)
 
-    def needs_no_grad(self, expr: cst.BaseExpression) -> bool:
-        """`h.detach()`, or computed from grad-free locals and constants only (no `self.*`, no
-        other name: a module's parameters and unknown inputs may need grad)."""
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "detach":
-            return True
-        names = [n for n in _names(expr)]
-        return bool(names) and all(n in self.grad_free or n == "torch" for n in names)
+    def needs_grad(self, expr: cst.BaseExpression) -> bool:
+        """Computed from a tensor known to need grad, or from `self` (a module's parameters and
+        sub-modules), other than through `.detach()`."""
+        return any(n in self.needing or n == "self" for n in _names(expr))
 
     def marked(self, call: cst.Call, receiver: cst.BaseExpression, pending: PendingBreak) -> None:
         if self.pending is None:
@@ -60,10 +58,10 @@ class GradLeaks:
     def assigned(self, names: list[str], value: cst.BaseExpression | None, grad_on: bool) -> None:
         """`z = y * 3` carries the mark; rebinding a name to anything else drops it."""
         carries = value is not None and grad_on and (id(value) in self.marked_calls or self.mentions(value))
-        free = value is not None and id(value) not in self.marked_calls and (not grad_on or self.needs_no_grad(value))
+        needing = value is not None and grad_on and self.needs_grad(value)
         for name in names:
             (self.tainted.add if carries else self.tainted.discard)(name)
-            (self.grad_free.add if free else self.grad_free.discard)(name)
+            (self.needing.add if needing else self.needing.discard)(name)
 
     def returned(self, value: cst.BaseExpression) -> PendingBreak | None:
         """The pending break, once a returned value needs grad from a marked tensor."""
@@ -88,11 +86,14 @@ class GradLeaks:
 
 
 def _names(expr: cst.CSTNode) -> list[str]:
-    """The names an expression reads (not attribute names; `self` and the roots of chains)."""
+    """The names an expression reads (not attribute names; `self` and the roots of chains),
+    outside `.detach()` (what it returns needs no grad)."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "detach":
+        return []
     if isinstance(expr, cst.Name):
         return [expr.value]
     if isinstance(expr, cst.Attribute):
         return _names(expr.value)
     if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return ["<scope>"]
+        return []
     return [n for child in children(expr) for n in _names(child)]

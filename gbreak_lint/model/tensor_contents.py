@@ -115,7 +115,7 @@ class TensorContents:
             return found
         known = self.number(expr)
         value = known.value if known is not None else None
-        return (value,) if type(value) in (int, float, bool) else None
+        return (_f32(value),) if type(value) in (int, float, bool) else None  # (a float scalar is cast to float32)
 
     def _elementwise(self, left, right, op, depth: int) -> Values | None:
         if op is None:
@@ -276,12 +276,14 @@ def changed_by(call: cst.Call, qualified: str | None) -> set[str]:
         if root is not None and qualified is None:
             out.add(root)
     torch_call = qualified is not None and qualified.startswith("torch.")
+    inplace = any(a.keyword is not None and a.keyword.value == "inplace" and not
+                  (isinstance(a.value, cst.Name) and a.value.value == "False") for a in call.args)
     for position, arg in enumerate(call.args):
         root = _root(arg.value)
         if root is None:
             continue
         if not torch_call or arg.keyword is not None and arg.keyword.value == "out" \
-                or position == 0 and (qualified or "").endswith("_"):
+                or position == 0 and ((qualified or "").endswith("_") or inplace):
             out.add(root)
     return out
 
@@ -316,7 +318,8 @@ def changed_in_place(body: cst.CSTNode) -> set[str]:
             named = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
             if isinstance(func, cst.Attribute) and named.endswith("_") and not named.startswith("__"):
                 out.update(filter(None, [_root(func.value)]))
-            if named.endswith("_") and not named.startswith("__") and node.args:
+            inplace = any(a.keyword is not None and a.keyword.value == "inplace" for a in node.args)
+            if (named.endswith("_") and not named.startswith("__") or inplace) and node.args:
                 out.update(filter(None, [_root(node.args[0].value)]))
             out.update(filter(None, (_root(a.value) for a in node.args if a.keyword and a.keyword.value == "out")))
             continue

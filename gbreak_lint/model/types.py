@@ -59,9 +59,9 @@ class FrameKey:
     # tensor parameter -> its elements, flattened, when every call passes one made from the
     # same constants (model.tensor_contents): tells which side a data-dependent branch takes
     contents: tuple[tuple[str, tuple], ...] = ()
-    # tensor parameters the call site made with a torch factory and no requires_grad: a
-    # `requires_grad_()` on what the frame computes from them changes the flag (GBL610)
-    grad_free: frozenset[str] = frozenset()
+    # tensor parameters known to need grad (made with requires_grad=True, an nn.Parameter):
+    # `requires_grad_()` on what the frame computes from them changes nothing (GBL610)
+    grad_inputs: frozenset[str] = frozenset()
     # `self.<attr>` holding a tensor: an object built in compiled code from tensors (`C(x).get()`)
     tensor_attributes: frozenset[str] = frozenset()
     # free variables the enclosing function's call bound (`def test(Ctx)` called as `test(A)`):
