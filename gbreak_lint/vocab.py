@@ -139,6 +139,7 @@ class CauseCheck(Vocab):
     HOP_OPERATOR_ARGUMENTS = "hop_operator_arguments"  # a higher-order operator object given arguments it refuses
     DATA_POINTER_ARGUMENT = "data_pointer_argument"  # `torch.add(a, a.data_ptr())`: no graph argument (GB0055)
     REQUIRES_GRAD_INTERMEDIATE_RETURNED = "requires_grad_intermediate_returned"  # y.requires_grad_(); return y * 3
+    DUPLICATE_APPLY_INPUT = "duplicate_apply_input"  # `Fn.apply(y, y)` with y needing grad (GB6297)
     NON_CALLABLE_CALL = "non_callable_call"  # `n()` of a number or iterator passed in (GB0147)
     EMPTY_MODULE_USE = "empty_module_use"  # a module whose __init__ leaves its __dict__ empty, used (GB0119)
     OUT_TENSOR_RESIZED = "out_tensor_resized"  # an `out=` tensor whose known size is not the result's (GB0247)

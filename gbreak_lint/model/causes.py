@@ -1141,7 +1141,8 @@ class CauseMatcher:
             self.b.emit_break(self.rule_for_check(CauseCheck.CONTEXT_DECORATED_CALL), node, detail=fn.qualname)
             self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.WRAPPED)
             return
-        if self._custom_derivative(node, fn) or self._classmethod_function(node, fn):
+        if self._custom_derivative(node, fn) or self._classmethod_function(node, fn) \
+                or self._duplicate_apply_input(node, fn):
             return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         if self._applied_function(fn) is not None:  # a break in its forward does not nest through apply
@@ -1180,6 +1181,19 @@ class CauseMatcher:
         """The autograd.Function class whose `forward` this is (what `Fn.apply(x)` runs)."""
         cls = self.env.project.klass(forward.class_qualname) if forward.name == "forward" else None
         return cls if cls is not None and self.b.resolver.callables.autograd_apply(cls) is not None else None
+
+    def _duplicate_apply_input(self, node: cst.Call, forward: FunctionInfo) -> bool:
+        """`Fn.apply(y, y)`: one tensor given twice, and it needs grad (measured 2.13: GB6297,
+        resumed; traced when no input needs grad)."""
+        if self._applied_function(forward) is None or not self.check_enabled(CauseCheck.DUPLICATE_APPLY_INPUT):
+            return False
+        names = [a.value.value for a in node.args if a.keyword is None and isinstance(a.value, cst.Name)]
+        twice = [a.value for a in node.args if isinstance(a.value, cst.Name) and names.count(a.value.value) > 1]
+        if not twice or not self.b.scope.is_tensor(twice[0]) or not self.b.grad_leaks.needs_grad(twice[0]):
+            return False
+        self.b.emit_break(self.rule_for_check(CauseCheck.DUPLICATE_APPLY_INPUT), node,
+                          detail=cst.Module([]).code_for_node(node.func))
+        return True
 
     def _custom_derivative(self, node: cst.Call, forward: FunctionInfo) -> bool:
         """`Fn.apply(x)` of a Function defining its own `vjp` or `jvp`: Dynamo refuses it
@@ -1437,8 +1451,8 @@ class CauseMatcher:
             if i < len(positional):
                 (tensors.add if is_tensor else lambda n: arguments.setdefault(n, PASSED_UNKNOWN))(positional[i].name)
         for i, arg in enumerate(given):
-            if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given
-                if self.b.scope.is_tensor(arg.value):
+            if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given, or a list of tensors
+                if self.b.scope.is_tensor(arg.value) or self.b.scope.is_tensor_sequence(arg.value):
                     tensors.update(p.name for p in positional[i:])
                     tensors.update(p.name for p in params if p.kind == "star")
                 break

@@ -1432,7 +1432,9 @@ class FrameBuilder:
             self.emit_break(rule, test, hits=hits)
         elif self.scope.is_data_scalar(test):  # `.item()` breaks unless captured: then its value is symbolic
             passed = {n for n, v in self.key.arguments if v == PASSED_DATA_SCALAR} - self.rebound
-            self.emit_break(rule, test, hits=hits, needs_config=CAPTURED_SCALARS,
+            # under fullgraph the branch on the captured value raises a UserError (a guard on
+            # data-dependent symbols) that carries no GB code: nothing reported, nothing cached
+            self.emit_break(rule, test, hits=hits, needs_config=CAPTURED_SCALARS, lenient_only=True,
                             inlined_only=any(n.value in passed for n in find_all(test, (cst.Name,))))
 
     def call(self, node: cst.Call) -> None:

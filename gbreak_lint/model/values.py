@@ -365,7 +365,8 @@ class ValueEvaluator:
             elif isinstance(node, _COMPREHENSIONS):
                 found = self.iteration_raises(node.for_in.iter, size)
             elif isinstance(node, cst.Call):
-                found = self._lookup_raises(node, display) or self._consumer_raises(node, size)
+                found = self._lookup_raises(node, display) or self._consumer_raises(node, size) \
+                    or self._constructor_raises(node)
             if found is None and not self.is_tensor(node):
                 found = by_kind(node)
             if found is not None:
@@ -412,6 +413,44 @@ class ValueEvaluator:
                 or self.qualify(node.func) not in _DRAINING:
             return None
         return self._strict_zip_raises(node.args[0].value, size)
+
+    def _constructor_raises(self, node: cst.Call) -> str | None:
+        """`complex(1, 1, 1)`, `int("x")`, `float([])` with every argument known (through
+        `*args` / `**kwargs` of known values too): Python's TypeError or ValueError, which
+        Dynamo raises while tracing as well (measured 2.13 for complex: GB0088)."""
+        constructor = _PURE_CONSTRUCTORS.get(self.qualify(node.func) or "")
+        if constructor is None:
+            return None
+        args: list = []
+        kwargs: dict = {}
+        for arg in node.args:
+            known = self.value(arg.value) if not isinstance(arg.value, cst.List) or arg.value.elements else Const([])
+            if known is None:
+                return None
+            value = list(known.value) if isinstance(known.value, ListValue) else known.value
+            if arg.star == "*" and isinstance(value, tuple):
+                args.extend(value)
+            elif arg.star == "**" and isinstance(value, Keywords) and value.exact():
+                given = {name: value.value_of(name) for name in value.names}
+                if None in given.values():
+                    return None
+                kwargs.update((name, c.value) for name, c in given.items())  # type: ignore[union-attr]
+            elif not arg.star and arg.keyword is None:
+                args.append(value)
+            elif not arg.star:
+                kwargs[arg.keyword.value] = value  # type: ignore[union-attr]
+            else:
+                return None
+        if not all(isinstance(v, (int, float, complex, str, list, tuple, type(None))) and
+                   (not isinstance(v, str) or len(v) <= MAX_TEXT) for v in (*args, *kwargs.values())):
+            return None
+        try:
+            constructor(*args, **kwargs)
+        except (TypeError, ValueError) as err:
+            return type(err).__name__
+        except Exception:  # noqa: BLE001 - anything else: not a raise this model knows
+            return None
+        return None
 
     def _strict_zip_raises(self, expr: cst.BaseExpression, size: Callable) -> str | None:
         if not isinstance(expr, cst.Call) or self.qualify(expr.func) != "builtins.zip":
@@ -808,3 +847,7 @@ def _unhashable_item(display: cst.Dict | cst.Set) -> str | None:
     keys = [el.key for el in display.elements if isinstance(el, cst.DictElement)] if isinstance(display, cst.Dict) \
         else [el.value for el in display.elements if isinstance(el, cst.Element)]
     return "TypeError" if any(isinstance(k, _MUTABLE_DISPLAYS) for k in keys) else None
+
+# builtin constructors that compute nothing but their value: called on known constants to see
+# whether Python refuses them (`complex(1, 1, 1)`)
+_PURE_CONSTRUCTORS: dict[str, Callable] = {"builtins.complex": complex, "builtins.float": float}
