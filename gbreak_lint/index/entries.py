@@ -608,8 +608,7 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
     text = module.parsed.text
     if "reorderable_logging_functions" in text or ".patch(" in text or "patch.object(" in text:
         return True
-    compilers = knowledge.compile_functions | knowledge.legacy_optimize | knowledge.strict_optimize \
-        | knowledge.explain_functions | knowledge.strict_export
+    compilers = knowledge.compilers | knowledge.explain_functions | knowledge.strict_export
     if any(target in compilers for target in module.imports.values()):
         return True  # `from torch import compile as tc`: the calls need not say "compile"
     if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):

@@ -78,6 +78,12 @@ class Knowledge:
     def has(self, key: str, name: str | None) -> bool:
         return name is not None and name in self.sets.get(key, frozenset())
 
+    @property
+    def compilers(self) -> frozenset:
+        """What compiles a function with Dynamo: `torch.compile` and `torch._dynamo.optimize`
+        (lenient or strict), as a call or a decorator."""
+        return self.compile_functions | self.legacy_optimize | self.strict_optimize
+
     def is_module_class(self, qual: str) -> bool:
         """A torch class that is an nn.Module (`torch.nn.Sequential`, `torch.nn.modules.conv.Conv2d`)."""
         if qual in self.nn_module_bases:

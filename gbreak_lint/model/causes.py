@@ -855,14 +855,12 @@ class CauseMatcher:
         """`n()` of a parameter the call site gave a number, a string or an iterator: Dynamo
         has no call for it (measured 2.13: GB0147, resumed; eagerly the call raises TypeError)."""
         func = node.func
-        if isinstance(func, cst.Name) and func.value not in self.b.rebound:
-            passed = self.b.resolver.arguments.get(func.value)
-            called = passed == PASSED_ITERATOR or isinstance(passed, Const) and (
-                type(passed.value) in _NOT_CALLABLE or isinstance(passed.value, Seq))
-        else:
-            called = False
-        if isinstance(func, cst.Name) and not called:  # a local int, list, None... (not an attribute:
-            called = self.b.builtin_kinds().of(func) is not None  # what `__init__` left may be replaced)
+        if not isinstance(func, cst.Name):  # (an attribute `__init__` left None may be set later)
+            return False
+        passed = self.b.resolver.arguments.get(func.value) if func.value not in self.b.rebound else None
+        called = passed == PASSED_ITERATOR or isinstance(passed, Const) and (
+            type(passed.value) in _NOT_CALLABLE or isinstance(passed.value, Seq)) \
+            or self.b.builtin_kinds().of(func) is not None  # a local int, list, None...
         if not called or not self.check_enabled(CauseCheck.NON_CALLABLE_CALL):
             return False
         self.b.emit_break(self.rule_for_check(CauseCheck.NON_CALLABLE_CALL), node,
@@ -1157,8 +1155,7 @@ class CauseMatcher:
             self.env.frame(key)
         start = len(self.b.events)
         self.b.emit(EventKind.CALL, node, target=key, mode=mode, new_receiver=self._new_receiver(node, target))
-        compilers = self.k.compile_functions | self.k.legacy_optimize | self.k.strict_optimize
-        if self._decorated_with(fn.decorators, fn.module, compilers) or self._compiled_name(node.func):
+        if self._decorated_with(fn.decorators, fn.module, self.k.compilers) or self._compiled_name(node.func):
             # torch.compile's wrapper (`_fn`, torch code: never compiled itself) runs it: a break
             # inside does not nest through it, and the function is then compiled on its own with
             # its own settings (measured 2.13: traced twice, nested graph breaks on or off)

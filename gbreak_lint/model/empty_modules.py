@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..index.project import ProjectIndex
+from ..index.project import ProjectIndex, is_nn_module
 from ..index.symbols import ClassInfo
+from ..knowledge import Knowledge
+from .values import Obj
+
+
+def empty_module(project: ProjectIndex, knowledge: Knowledge, instance: Obj) -> bool:
+    """An instance of an nn.Module class whose constructor leaves its `__dict__` empty."""
+    cls = project.klass(instance.cls)
+    return cls is not None and is_nn_module(project, knowledge, cls) and leaves_dict_empty(project, cls)
 
 
 def leaves_dict_empty(project: ProjectIndex, cls: ClassInfo) -> bool:

@@ -19,6 +19,7 @@ from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, children, find_all, walk
 from .callables import Callables
+from .empty_modules import empty_module
 from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
@@ -170,8 +171,7 @@ def _agreed_contents(variants: list[EntryCall]) -> list[EntryCall]:
 def _in_compiled_function(project: ProjectIndex, knowledge: Knowledge, caller: FunctionInfo | None) -> bool:
     """A call inside a function `@torch.compile` decorates: it runs when Dynamo traces that
     function, which inlines it, not as a call the program makes."""
-    compilers = knowledge.compile_functions | knowledge.legacy_optimize | knowledge.strict_optimize
-    return caller is not None and project.decorated_with(caller.decorators, caller.module, compilers)
+    return caller is not None and project.decorated_with(caller.decorators, caller.module, knowledge.compilers)
 
 
 def _resets_caches(project: ProjectIndex, knowledge: Knowledge, module, entry: EntryPoint) -> bool:
@@ -266,8 +266,10 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
             tensors.discard(name)
-            arguments[name] = instance if not _shared(module, value, local_values or {}, caller, callees) \
-                else Const(replace(instance.value, shared=True))  # type: ignore[type-var]
+            obj = instance.value  # (only for an empty module does a change elsewhere matter: GBL608)
+            arguments[name] = Const(replace(obj, shared=True)) \
+                if isinstance(obj, Obj) and empty_module(project, knowledge, obj) \
+                and _shared(module, value, local_values or {}, caller, callees) else instance
             continue
         optimizer = _passed_optimizer(made, qualify)
         if optimizer is not None:  # `train_step(model, opt)`: its step() / zero_grad() break
@@ -357,12 +359,14 @@ def _made_contents(project, module, value, local_values: dict, caller, callees: 
     other use might change it in place (`x.add_(1)`, `init.zeros_(x)`, `v = x[0]`, a helper)."""
     if isinstance(value, cst.Name) and depth < 4:
         bound = local_values.get(value.value, module.values.get(value.value))
+        found = _made_contents(project, module, bound, local_values, caller, callees, depth + 1) \
+            if bound is not None else None
+        if found is None:
+            return None  # (the walk over the scope below only for a tensor of known contents)
         local = caller is not None and value.value in local_values
-        scope = caller.node if local else module.parsed.module
-        if bound is None or not _only_passed(scope, value.value, callees) \
-                or not local and f"global {value.value}" in module.parsed.text:
+        if not local and f"global {value.value}" in module.parsed.text:
             return None
-        return _made_contents(project, module, bound, local_values, caller, callees, depth + 1)
+        return found if _only_passed(caller.node if local else module.parsed.module, value.value, callees) else None
     if not isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
         return None
     found = TensorContents({}, lambda f: project.qualify(f, module, caller), literal).of(value)

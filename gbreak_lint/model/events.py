@@ -24,7 +24,7 @@ from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
-from .empty_modules import leaves_dict_empty
+from .empty_modules import empty_module
 from .grad_leaks import GradLeaks, PendingBreak
 from .tensor_contents import TensorContents, changed_names
 from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
@@ -1633,10 +1633,8 @@ class FrameBuilder:
 
     def _empty_module(self, value) -> bool:
         """An instance passed in whose module class never ran nn.Module's `__init__` (GBL608)."""
-        if not isinstance(value, Const) or not isinstance(value.value, Obj) or value.value.shared:
-            return False
-        cls = self.env.project.klass(value.value.cls)
-        return cls is not None and self.resolver.is_nn_module(cls) and leaves_dict_empty(self.env.project, cls)
+        return isinstance(value, Const) and isinstance(value.value, Obj) and not value.value.shared \
+            and empty_module(self.env.project, self.env.knowledge, value.value)
 
     def _lazy_alias(self, value: cst.BaseExpression) -> CauseCheck | None:
         """`other = mod` of an uninitialized module not used yet: a store wraps nothing (the

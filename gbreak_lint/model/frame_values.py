@@ -28,7 +28,7 @@ from .types import FrameKey
 from .class_body import SymbolicNames
 from .string_values import ListValue
 from .values import (default_value, Const, Keywords, Obj, TensorShape, ValueEvaluator, broadcast, display_length, factory_shape,
-                     literal)
+                     known_slice, literal)
 
 _UNKNOWN_LOCAL = object()  # a local whose value is not known (shadows globals and defaults)
 _RAN, _ENDED = object(), object()  # how a block run for its values came out (FrameValues.unrolled)
@@ -788,12 +788,10 @@ def indexed_shape(shape: tuple[int, ...], items, value_of) -> tuple[int, ...] | 
     parts: list = []
     for item in items:
         if isinstance(item.slice, cst.Slice):
-            bounds = [None if b is None else value_of(b) for b in (item.slice.lower, item.slice.upper, item.slice.step)]
-            if any(b is not None and (b.value is not None and type(b.value) is not int) for b in bounds) \
-                    or any(b is None and part is not None for b, part in
-                           zip(bounds, (item.slice.lower, item.slice.upper, item.slice.step))):
+            bounds = known_slice(item.slice, value_of)
+            if bounds is None:
                 return None
-            parts.append(slice(*(b.value if b is not None else None for b in bounds)))
+            parts.append(bounds)
             continue
         index = item.slice.value
         if isinstance(index, cst.Ellipsis) or isinstance(index, cst.Name) and index.value == "None":
@@ -823,8 +821,6 @@ def _apply_index(shape: tuple[int, ...], parts: list) -> tuple[int, ...] | None:
             continue
         size = next(dims)
         if isinstance(part, slice):
-            if part.step == 0:
-                return None
             out.append(len(range(size)[part]))
         elif not -size <= part < size:
             return None  # IndexError: not this model's business

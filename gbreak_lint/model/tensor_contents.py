@@ -267,24 +267,33 @@ def _root(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
-def changed_by(call: cst.Call, qualified: str | None) -> set[str]:
-    """The names a call may change in place (see TensorContents.forget_changed)."""
-    out: set[str] = set()
+def _in_place_roots(call: cst.Call, method_receiver: bool) -> set[str]:
+    """What a call changes in place by its own form: the receiver of `x.add_()` (when
+    `method_receiver`), the first argument of `f_(x)` or `f(x, inplace=True)`, `out=` tensors."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.startswith("__"):
-        root = _root(func.value)
-        if root is not None and qualified is None:
-            out.add(root)
-    torch_call = qualified is not None and qualified.startswith("torch.")
-    inplace = any(a.keyword is not None and a.keyword.value == "inplace" and not
-                  (isinstance(a.value, cst.Name) and a.value.value == "False") for a in call.args)
-    for position, arg in enumerate(call.args):
-        root = _root(arg.value)
-        if root is None:
-            continue
-        if not torch_call or arg.keyword is not None and arg.keyword.value == "out" \
-                or position == 0 and ((qualified or "").endswith("_") or inplace):
-            out.add(root)
+    named = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    in_place = named.endswith("_") and not named.startswith("__")
+    out: set[str] = set()
+    if method_receiver and in_place and isinstance(func, cst.Attribute):
+        out.update(filter(None, [_root(func.value)]))
+    inplace_keyword = any(a.keyword is not None and a.keyword.value == "inplace" and not
+                          (isinstance(a.value, cst.Name) and a.value.value == "False") for a in call.args)
+    if (in_place or inplace_keyword) and call.args:
+        out.update(filter(None, [_root(call.args[0].value)]))
+    out.update(filter(None, (_root(a.value) for a in call.args if a.keyword is not None and a.keyword.value == "out")))
+    return out
+
+
+def _stored_roots(node: cst.Assign | cst.AugAssign | cst.AnnAssign | cst.For) -> list:
+    return [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+
+
+def changed_by(call: cst.Call, qualified: str | None) -> set[str]:
+    """The names a call may change in place (see TensorContents.forget_changed): what its form
+    says, and every tensor handed to a function that is not torch's."""
+    out = _in_place_roots(call, method_receiver=qualified is None)
+    if qualified is None or not qualified.startswith("torch."):
+        out.update(filter(None, (_root(a.value) for a in call.args)))
     return out
 
 
@@ -295,13 +304,10 @@ def changed_names(body: cst.CSTNode) -> set[str]:
     out: set[str] = set()
     for node in find_all(body, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.Call)):
         if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value.endswith("_"):
-                out.update(filter(None, [_root(func.value)]))
+            out |= _in_place_roots(node, method_receiver=True)
             out.update(filter(None, (_root(a.value) for a in node.args)))
             continue
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        for target in targets:
+        for target in _stored_roots(node):
             out.update(_mentioned(target) if isinstance(target, (cst.Tuple, cst.List)) else
                        filter(None, [_root(target)]))
     return out
@@ -314,17 +320,9 @@ def changed_in_place(body: cst.CSTNode) -> set[str]:
     out: set[str] = set()
     for node in find_all(body, (cst.Assign, cst.AugAssign, cst.Call)):
         if isinstance(node, cst.Call):
-            func = node.func
-            named = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            if isinstance(func, cst.Attribute) and named.endswith("_") and not named.startswith("__"):
-                out.update(filter(None, [_root(func.value)]))
-            inplace = any(a.keyword is not None and a.keyword.value == "inplace" for a in node.args)
-            if (named.endswith("_") and not named.startswith("__") or inplace) and node.args:
-                out.update(filter(None, [_root(node.args[0].value)]))
-            out.update(filter(None, (_root(a.value) for a in node.args if a.keyword and a.keyword.value == "out")))
+            out |= _in_place_roots(node, method_receiver=True)
             continue
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        out.update(filter(None, (_root(t) for t in targets if isinstance(t, (cst.Subscript, cst.Attribute)))))
+        out.update(filter(None, (_root(t) for t in _stored_roots(node) if isinstance(t, (cst.Subscript, cst.Attribute)))))
         if isinstance(node, cst.AugAssign):
             out.update(filter(None, [_root(node.target)]))
     return out

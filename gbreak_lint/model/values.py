@@ -186,6 +186,19 @@ def factory_shape(call: cst.Call, qualify: Callable, factories: frozenset,
     return tuple(d for d in dims if isinstance(d, int))
 
 
+def known_slice(part: cst.Slice, value_of: Callable) -> slice | None:
+    """The slice `a:b:c` spells when every bound given is a known int (or None), and the step
+    is not 0; None otherwise."""
+    bounds = []
+    for bound in (part.lower, part.upper, part.step):
+        found = value_of(bound) if bound is not None else Const(None)
+        if found is None or not (found.value is None or type(found.value) is int) \
+                or (bound is part.step and found.value == 0):
+            return None
+        bounds.append(found.value)
+    return slice(*bounds)
+
+
 def data_shape(data: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
     """The size of the tensor nested number displays make (`[[1, 2], [3, 4]]`: (2, 2); `3`: ())."""
     if depth > 8:
@@ -415,7 +428,7 @@ class ValueEvaluator:
         return self._strict_zip_raises(node.args[0].value, size)
 
     def _constructor_raises(self, node: cst.Call) -> str | None:
-        """`complex(1, 1, 1)`, `int("x")`, `float([])` with every argument known (through
+        """`complex(1, 1, 1)`, `float("x")`, `complex([])` with every argument known (through
         `*args` / `**kwargs` of known values too): Python's TypeError or ValueError, which
         Dynamo raises while tracing as well (measured 2.13 for complex: GB0088)."""
         constructor = _PURE_CONSTRUCTORS.get(self.qualify(node.func) or "")
@@ -650,14 +663,10 @@ class ValueEvaluator:
         base = self.value(held, depth)
         if base is None or not isinstance(base.value, tuple):
             return None
-        bounds = []
-        for bound in (part.lower, part.upper, part.step):
-            found = self.value(bound, depth) if bound is not None else Const(None)
-            if found is None or not (found.value is None or type(found.value) is int) \
-                    or (bound is part.step and found.value == 0):
-                return None
-            bounds.append(found.value)
-        items = base.value[slice(*bounds)]
+        bounds = known_slice(part, lambda e: self.value(e, depth))
+        if bounds is None:
+            return None
+        items = base.value[bounds]
         return Const(ListValue(items) if isinstance(base.value, ListValue) else items)
 
     def _Tuple(self, expr: cst.Tuple, depth: int) -> Const | None:
