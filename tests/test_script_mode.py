@@ -245,3 +245,36 @@ def test_an_installed_file_edited_in_place_is_read_again(project, installed, cap
     for stored in Path(cache_dir).rglob("result-*.json"):
         stored.unlink()
     assert "GBL307" in codes()  # only the stored task could answer: it is stale too
+
+
+OPTIONAL_IMPORTS = """\
+import torch
+
+
+@torch.compile
+def step(x):
+    try:
+        import {module}
+    except ImportError:
+        pass
+    return x + 1
+
+
+step(torch.randn(2))
+"""
+
+
+@pytest.mark.parametrize("module, found", [
+    ("fakelib.models", True),  # on the search path --python names
+    ("localmod", True),  # the project's own
+    ("json", True),  # the standard library
+    ("not_installed_anywhere", False),
+])
+def test_an_import_in_compiled_code_is_looked_up_where_the_program_would(project, installed, capsys, module, found):
+    project("localmod.py", "X = 1\n")
+    project("train.py", OPTIONAL_IMPORTS.format(module=module))
+    codes = [d["code"] for d in scan(capsys, project)["diagnostics"]]
+    assert ("GBL613" in codes) is not found
+    # without looking at installed packages nothing tells a missing module from one elsewhere
+    quiet = scan(capsys, project, "--no-follow-installed")["diagnostics"]
+    assert not any(d["code"] == "GBL613" for d in quiet)

@@ -148,6 +148,18 @@ class _EntryFinder(cst.CSTVisitor):
             bound = defaults[0] if defaults else None
         return isinstance(bound, cst.Name) and bound.value == "True"
 
+    def fullgraph_settings(self, call: cst.Call) -> tuple[bool, ...]:
+        """The fullgraph settings a compile call runs with: one, or each one a loop gives the
+        name it passes (`for fullgraph in (True, False): torch.compile(fn, fullgraph=fullgraph)`
+        compiles the function once per row)."""
+        held = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in FULLGRAPH_KEYWORDS),
+                    None)
+        rows = self.loop_items.get(held.value) if isinstance(held, cst.Name) else None
+        names = [r.value for r in rows or () if isinstance(r, cst.Name)]
+        if not rows or len(names) != len(rows) or not set(names) <= {"True", "False"}:
+            return (self.fullgraph(call),)
+        return tuple(sorted({name == "True" for name in names}))
+
     def value_of(self, name: str) -> cst.BaseExpression | None:
         for scope in reversed(self.local_values):
             if name in scope:
@@ -285,7 +297,8 @@ class _EntryFinder(cst.CSTVisitor):
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
-            self._compiled_value(node.args[0].value, node, self.fullgraph(node), "torch.compile")
+            for fullgraph in self.fullgraph_settings(node):
+                self._compiled_value(node.args[0].value, node, fullgraph, "torch.compile")
         elif isinstance(func, cst.Call) and self.is_optimize(self.qualify(func.func)) and node.args:
             self._compiled_value(node.args[0].value, node, self.optimize_fullgraph(self.qualify(func.func), func),
                                  "torch._dynamo.optimize")
@@ -295,7 +308,8 @@ class _EntryFinder(cst.CSTVisitor):
             self._compiled_value(node.args[0].value, node, True, EXPORT_HOW)
         elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
                 and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
-            self._compiled_value(node.args[0].value, node, self.fullgraph(func), "torch.compile")
+            for fullgraph in self.fullgraph_settings(func):
+                self._compiled_value(node.args[0].value, node, fullgraph, "torch.compile")
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)
             if cls is not None:

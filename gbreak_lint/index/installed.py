@@ -16,6 +16,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 NEVER_FOLLOWED = frozenset({"torch", "torchvision", "torchaudio", "functorch", "triton", "numpy",
@@ -81,6 +82,19 @@ class InstalledPackages:
                     break
         self._found[name] = found
         return found
+
+    def holds_top_level(self, top: str) -> bool:
+        """Can `import top` find something on the search path: a module, a package (a
+        namespace one too), a compiled extension, or a name never followed (torch, the
+        standard library)? Asked only of names no project module defines."""
+        if top in NEVER_FOLLOWED or top in stdlib_names():
+            return True
+        for root in self.paths:
+            base = Path(root, top)
+            if base.with_suffix(".py").is_file() or base.is_dir() or any(
+                    Path(root, top + suffix).is_file() for suffix in EXTENSION_SUFFIXES):
+                return True
+        return False
 
     def signature(self, name: str) -> str | None:
         """What a result that read module `name` depends on: its file's size and times (an

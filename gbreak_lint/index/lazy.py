@@ -110,6 +110,19 @@ class LazyModules(Mapping):
         self.reads.note(name)
         return name in self._modules or self._load(name) is not None
 
+    def importable(self, name: str) -> bool | None:
+        """Can the program import `name` (dotted; its top-level package decides): the
+        project defines it, or the search path holds it. None when installed packages are
+        not looked up (nothing tells a missing module from one installed elsewhere)."""
+        if self._installed is None:
+            return None
+        top = name.split(".")[0]
+        self.reads.note(top)  # a project module of that name added later changes the answer
+        if top in self._modules or top in self._project_files or any(
+                n.startswith(top + ".") for n in (*self._modules, *self._project_files)):
+            return True
+        return self._installed.holds_top_level(top)
+
     def may_define(self, module: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
         """Whether a star import of `module` can bring `name`, from the text of modules not yet
         parsed: the name must appear as a word in it or in a module it star-imports in turn.

@@ -88,6 +88,12 @@ class ProjectIndex:
         check = getattr(self.modules, "may_define", None)
         return check(module, name) if check is not None else True
 
+    def importable(self, name: str) -> bool | None:
+        """Can the program import module `name`? None: not known (installed packages are
+        not looked up)."""
+        check = getattr(self.modules, "importable", None)
+        return check(name) if check is not None else None
+
     def mentioning(self, text: str) -> list[ModuleIndex]:
         """The loaded modules whose source contains `text` (a pre-filter for project-wide
         facts); only those count as read."""

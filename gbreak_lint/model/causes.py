@@ -1472,9 +1472,12 @@ class CauseMatcher:
                                         self.b.values.value))
         if any(items[max(0, len(positional) - len(given)):]):
             tensors.update(p.name for p in params if p.kind == "star")
-        tensors.update(self._cells_holding_tensors(target.function))
+        cells = self._cells_holding_tensors(target.function)
+        tensors.update(cells)
         shapes = {} if target.transformed else \
             self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
+        if not target.transformed:  # a cell holds the tensor the caller has at the call
+            shapes.update((name, self.b.values.shape_of(cst.Name(name))) for name in cells if name not in shapes)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=forwarded is None and any(a.star for a in node.args),

@@ -6,6 +6,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
+from ..index.names import dotted
 from ..index.symbols import FunctionInfo, ModuleBody, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
@@ -629,6 +630,8 @@ class FrameBuilder:
             self.raise_(node)
         elif isinstance(node, cst.Del):
             self.delete(node)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.import_(node)
         elif isinstance(node, cst.Return) and node.value is not None:
             self.returned = True
             items = [el.value for el in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
@@ -816,6 +819,25 @@ class FrameBuilder:
                 return
             if not self.uncertain:  # a plain local (DELETE_FAST): unbound until assigned again
                 self.deleted_locals.add(name)
+
+    def import_(self, node: cst.Import | cst.ImportFrom) -> None:
+        """Importing a module the program cannot find: Dynamo turns the ImportError into a
+        break it cannot resume after (measured 2.13: GB0069, the frame is skipped even when a
+        `try` around the import catches ImportError). A relative import is the project's own."""
+        if isinstance(node, cst.ImportFrom):
+            names = [dotted(node.module)] if not node.relative and node.module is not None else []
+        else:
+            names = [dotted(alias.name) for alias in node.names]
+        for name in names:
+            if name and self.env.project.importable(name) is False and not self._named_in_text(name.split(".")[0]) \
+                    and self.causes.check_enabled(CauseCheck.MISSING_IMPORT):
+                self.emit_break(self.causes.rule_for_check(CauseCheck.MISSING_IMPORT), node, detail=f"import {name}")
+                return
+
+    def _named_in_text(self, module: str) -> bool:
+        """Does a string in the project name the module (`sys.modules["cfg"] = ...`,
+        `types.ModuleType("cfg")`): a program that makes modules itself may provide it."""
+        return bool(self.env.project.mentioning(f'"{module}"') or self.env.project.mentioning(f"'{module}'"))
 
     def raise_(self, node: cst.Raise) -> None:
         """A `raise` every trace reaches: the exception leaves the frame unless a try around it

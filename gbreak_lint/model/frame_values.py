@@ -372,7 +372,8 @@ class FrameValues:
             held = self.locals.get(expr.value)
             if held is not None:
                 return held.dims if isinstance(held, TensorShape) else None
-            return dict(self.key.shapes).get(expr.value) if expr.value in self.params or self.inherited else None
+            # a parameter, or a cell of the enclosing frame (never a local: it would be in `locals`)
+            return dict(self.key.shapes).get(expr.value)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return dict(self.key.shapes).get(f"self.{expr.attr.value}")  # set from a sized tensor
         if isinstance(expr, cst.BinaryOperation):
