@@ -1511,12 +1511,17 @@ class FrameBuilder:
 
     def _stored_outside(self, node: cst.Call) -> None:
         """`store.append(y * 3)` into a container the frame was given (or a global): what it
-        holds outlives the frame, an output of the graph like a returned value."""
+        holds outlives the frame, an output of the graph like a returned value. Into one the
+        frame made, the container carries the mark (returned later, it needs the grad)."""
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_STORES and self._outside(func.value) \
-                and not self.scope.is_tensor(func.value):  # (`x.add(y)` of a tensor stores nothing)
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_STORES) \
+                or self.scope.is_tensor(func.value):  # (`x.add(y)` of a tensor stores nothing)
+            return
+        if self._outside(func.value):
             for arg in node.args:
                 self._returns_marked_intermediate(arg.value)
+        elif isinstance(func.value, cst.Name):  # `acc.append(y * 3)`: the frame's list holds it now
+            self.grad_leaks.stored(func.value.value, [arg.value for arg in node.args])
 
     def _outside(self, target: cst.BaseExpression) -> bool:
         """A store target the frame did not make: rooted at a parameter, `self` or a global."""

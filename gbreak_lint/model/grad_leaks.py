@@ -21,6 +21,8 @@ NO_GRAD_ATTRIBUTES = frozenset({"grad", "data", "shape", "dtype", "device", "req
                                 "ndim", "layout"})
 NO_GRAD_METHODS = frozenset({"detach", "item", "tolist", "size", "dim", "numel", "stride", "data_ptr",
                              "element_size", "storage_offset", "is_contiguous"})
+# builtins whose result is a Python value, never a tensor needing grad
+NO_GRAD_BUILTINS = frozenset({"len", "isinstance", "type", "id", "bool", "int", "float", "str", "repr", "hash"})
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,11 @@ class GradLeaks:
             (self.tainted.add if carries else self.tainted.discard)(name)
             (self.needing.add if needing else self.needing.discard)(name)
 
+    def stored(self, container: str, items: list[cst.BaseExpression]) -> None:
+        """`acc.append(z)`: a local container holding a value that carries the mark carries it."""
+        if any(self.mentions(item) for item in items):
+            self.tainted.add(container)
+
     def returned(self, value: cst.BaseExpression) -> PendingBreak | None:
         """The pending break, once a returned value needs grad from a marked tensor."""
         if self.pending is None or not self.mentions(value):
@@ -79,6 +86,8 @@ class GradLeaks:
             return False
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
                 and expr.func.attr.value in NO_GRAD_METHODS:
+            return False
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in NO_GRAD_BUILTINS:
             return False
         if isinstance(expr, cst.Attribute):
             return self.mentions(expr.value)  # `y.T`, `y.mT`: views that need grad
