@@ -153,6 +153,7 @@ class CauseCheck(Vocab):
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
     PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)
     GENERATOR_MUTATION = "generator_mutation"  # a write to outside state in a generator Dynamo rebuilds
+    CAPTURED_MANY_ELEMENTS = "captured_many_elements"  # bool(t) of a multi-element tensor under capture (GB4315)
     MISSING_IMPORT = "missing_import"  # importing a module the search path does not hold (GB0069)
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler
     DELETED_LOCAL_READ = "deleted_local_read"  # reading a local after `del` of it (GB0011)

@@ -1,6 +1,7 @@
 """A frame's events in execution order: tensor ops, break sites and calls, each with its blocks."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
@@ -1484,6 +1485,8 @@ class FrameBuilder:
         if self._asks_tensor_truth(node) and self.causes.check_enabled(CauseCheck.DATA_DEPENDENT_BRANCH):
             self.emit_break(self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH), node)
             return
+        if self._captured_many_elements(node):
+            return
         keys = self._non_constant_sort_keys(node)
         if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
@@ -1495,6 +1498,22 @@ class FrameBuilder:
         self.contents.forget_changed(node, self.resolver.qualify(node.func))
         self.causes.classify_call(node)
 
+
+    def _captured_many_elements(self, node: cst.Call) -> bool:
+        """`bool(t)` / `int(t)` / `float(t)` of a tensor known to hold other than one element,
+        with capture_scalar_outputs on: Dynamo captures the conversion as an `.item()` and the
+        fake-tensor run of it fails (measured 2.13: GB4315, torch.compile raises, with or
+        without fullgraph). Off, the conversion is a break (GBL309) and fails when run eagerly."""
+        if self.uncertain or not self.env.flag(CAPTURED_SCALARS) or not isinstance(node.func, cst.Name) \
+                or node.func.value not in _SCALAR_CONVERSIONS or len(node.args) != 1 or node.args[0].keyword:
+            return False
+        if self.resolver.qualify(node.func) != f"builtins.{node.func.value}":
+            return False
+        shape = self.values.shape_of(node.args[0].value) if self.scope.is_tensor(node.args[0].value) else None
+        if shape is None or math.prod(shape) == 1 or not self.causes.check_enabled(CauseCheck.CAPTURED_MANY_ELEMENTS):
+            return False
+        self.emit_break(self.causes.rule_for_check(CauseCheck.CAPTURED_MANY_ELEMENTS), node, detail=str(list(shape)))
+        return True
 
     def _marks_intermediate(self, node: cst.Call) -> None:
         """`y.requires_grad_()` (or `(True)`) of a tensor this frame computed, not an input: kept
@@ -2062,6 +2081,7 @@ def _bound_in_module(module, name: str) -> bool:
 
 # the config switch that makes `.item()` a symbolic value in the graph instead of a break
 CAPTURED_SCALARS = "capture_scalar_outputs"
+_SCALAR_CONVERSIONS = frozenset({"bool", "int", "float"})
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
