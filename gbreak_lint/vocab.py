@@ -146,6 +146,7 @@ class CauseCheck(Vocab):
     SYMBOLIC_CHECK = "symbolic_check"  # `torch._check(cond)` failing on symbolic sizes or ints (GB4315)
     SHALLOW_COPY = "shallow_copy"  # `copy.copy` of a list/dict/set, defaultdict, tensor or module
     TENSOR_NUMBER_ARGUMENT = "tensor_number_argument"  # a tensor where a torch op takes a number (`torch.zeros(n)`)
+    LIBRARY_OP_WITHOUT_FAKE = "library_op_without_fake"  # a torch.library.Library op with no fake-capable kernel
     CUSTOM_OP_WITHOUT_FAKE = "custom_op_without_fake"  # a torch.library.custom_op with no fake registered
     CUSTOM_OP_FAKE_NOT_IMPLEMENTED = "custom_op_fake_not_implemented"  # its fake raises NotImplementedError (GB0087)
     BROADCAST_MISMATCH = "broadcast_mismatch"  # an elementwise op on tensors whose known sizes do not broadcast

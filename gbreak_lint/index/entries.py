@@ -41,6 +41,7 @@ class EntryPoint:
     lambda_host: str | None = None
     lambda_at: tuple[int, int] | None = None
     dynamic: bool = False  # `torch.compile(..., dynamic=True)`: sizes and ints traced as symbols
+    isolated: bool = False  # `torch.compile(..., isolate_recompiles=True)`: a code cache of its own
     training: bool | None = None  # the compiled module instance's mode, when the program tells it
 
 
@@ -114,7 +115,7 @@ class _EntryFinder(cst.CSTVisitor):
                                            cls.qualname if cls is not None else None, called_as,
                                            self.construction(instance),
                                            dotted(instance) if instance is not None else None,
-                                           dynamic=_dynamic(node),
+                                           dynamic=_dynamic(node), isolated=_compiler_keyword(node, "isolate_recompiles"),
                                            training=instance_training(self.mode_switches, instance,
                                                                       self.value_of) if cls else None))
 
@@ -572,8 +573,13 @@ def _loop_names(target) -> list[str | None]:
 def _dynamic(node) -> bool:
     """`dynamic=True` on the compile call (`torch.compile(fn, dynamic=True)`), or on the
     compiler a call applies (`torch.compile(dynamic=True)(fn)`, a decorator)."""
+    return _compiler_keyword(node, "dynamic")
+
+
+def _compiler_keyword(node, name: str) -> bool:
+    """`name=True` on the compile call or on the compiler a call applies."""
     while isinstance(node, cst.Call):
-        if keyword_true(node, ("dynamic",)):
+        if keyword_true(node, (name,)):
             return True
         node = node.func
     return False

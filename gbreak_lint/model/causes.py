@@ -1293,12 +1293,16 @@ class CauseMatcher:
         """A project custom op, called as its function or through `torch.ops.<ns>.<name>`:
         an op in the graph (its body untraced), which cannot compile without a fake."""
         ops = self.env.custom_ops
-        if not ops.ops:
+        if not ops.ops and not ops.library_ops:
             return False
         op = ops.op_of_function(target.function.qualname) if target is not None else ops.op_of_namespace_call(qual)
-        if op is None or (target is None and op not in ops.ops.values()):
+        if op is None or (target is None and not ops.declared(op)):
             return False
-        if op not in ops.faked and self.check_enabled(CauseCheck.CUSTOM_OP_WITHOUT_FAKE):
+        if op in ops.kernel_only and self.check_enabled(CauseCheck.LIBRARY_OP_WITHOUT_FAKE):
+            self.b.emit_break(self.rule_for_check(CauseCheck.LIBRARY_OP_WITHOUT_FAKE), node, detail=op)
+        elif op in ops.library_ops:
+            self.b.emit(EventKind.OP, node)
+        elif op not in ops.faked and self.check_enabled(CauseCheck.CUSTOM_OP_WITHOUT_FAKE):
             self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_OP_WITHOUT_FAKE), node, detail=op)
         elif op in ops.unfakeable and self.check_enabled(CauseCheck.CUSTOM_OP_FAKE_NOT_IMPLEMENTED):
             self.b.emit_break(self.rule_for_check(CauseCheck.CUSTOM_OP_FAKE_NOT_IMPLEMENTED), node, detail=op)
@@ -1486,7 +1490,7 @@ class CauseMatcher:
                         shapes=tuple(sorted([(n, s) for n, s in shapes.items() if s is not None]
                                             + list(self._callee_attribute_shapes(target, node)))),
                         tensor_attributes=self._callee_tensor_attributes(target, node),
-                        dynamic=self.b.key.dynamic,
+                        dynamic=self.b.key.dynamic, region=self.b.key.region,
                         grad_inputs=frozenset(name for name, arg in passed.items()
                                               if name in tensors and self.b.grad_leaks.needs_grad(arg)))
 

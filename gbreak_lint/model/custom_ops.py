@@ -1,4 +1,5 @@
-"""Custom operators the project defines with `torch.library.custom_op`.
+"""Custom operators the project defines with `torch.library.custom_op` (or declares with the
+low-level `torch.library.Library` API).
 
 Dynamo does not trace a custom op's Python body: it puts the op in the graph and runs the op's
 *fake* implementation on fake tensors to learn its output. Measured on 2.13: a print in the
@@ -26,6 +27,13 @@ class CustomOps:
     faked: frozenset[str]  # operator names with a fake implementation registered
     # ... whose fake only raises NotImplementedError (measured 2.13: GB0087 at the call, resumed)
     unfakeable: frozenset[str] = frozenset()
+    # operators declared with torch.library.Library / torch.library.define that have no
+    # kernel Dynamo can run on fake tensors (measured 2.13: GB0090 at the call, resumed)
+    kernel_only: frozenset[str] = frozenset()
+    library_ops: frozenset[str] = frozenset()  # every operator the low-level API declares
+
+    def declared(self, op: str | None) -> bool:
+        return op is not None and (op in self.ops.values() or op in self.library_ops)
 
     def op_of_function(self, qualname: str) -> str | None:
         return self.ops.get(qualname)
@@ -47,10 +55,76 @@ def custom_ops(project: ProjectIndex, knowledge) -> CustomOps:
                     name = _string_argument(call, _enclosing(project, module, fn), module)
                     if name is not None:
                         ops[fn.qualname] = name
+    declared, runnable = _library_ops(project, knowledge)
     by_name = {qualname.rsplit(".", 1)[-1]: op for qualname, op in ops.items()}
-    fakes = _fakes(project, knowledge, by_name) if ops else {}
+    fakes = _fakes(project, knowledge, by_name) if ops or declared else {}
     unfakeable = {op for op, bodies in fakes.items() if bodies and all(_raises_not_implemented(b) for b in bodies)}
-    return CustomOps(ops, frozenset(fakes), frozenset(unfakeable))
+    return CustomOps(ops, frozenset(fakes), frozenset(unfakeable),
+                     kernel_only=frozenset(declared - runnable - set(fakes)), library_ops=frozenset(declared))
+
+
+def _library_ops(project: ProjectIndex, knowledge) -> tuple[set[str], set[str]]:
+    """(operators declared with the low-level API, those given a kernel fake tensors can run).
+    `lib = torch.library.Library("ns", ...)` then `lib.define("foo(Tensor x) -> Tensor")` and
+    `lib.impl("foo", fn, "Meta")`, or `torch.library.define("ns::foo", ...)` and
+    `@torch.library.impl("ns::foo", "meta")`."""
+    declared: set[str] = set()
+    runnable: set[str] = set()
+    for module in project.mentioning("library"):
+        qualify = lambda expr, module=module: project.qualify(expr, module)  # noqa: E731
+        namespaces = _library_namespaces(module, qualify, knowledge)
+        for call in find_all(module.parsed.module, (cst.Call,)):
+            func, qual = call.func, qualify(call.func)
+            if qual in knowledge.library_definers:
+                op = _string_argument(call)
+                declared.update([_op_name(op)] if op and "::" in op else [])
+            elif qual in knowledge.library_implementers:
+                op, key = _string_argument(call), _positional_string(call, 1)
+                if op and "::" in op and key in knowledge.fake_capable_dispatch_keys:
+                    runnable.add(_op_name(op))
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                    and func.value.value in namespaces and func.attr.value in ("define", "impl"):
+                name = _string_argument(call)
+                if not name:
+                    continue
+                op = f"{namespaces[func.value.value]}::{_op_name(name)}"
+                if func.attr.value == "define":
+                    declared.add(op)
+                elif _positional_string(call, 2, default="CompositeImplicitAutograd") \
+                        in knowledge.fake_capable_dispatch_keys:
+                    runnable.add(op)
+    return declared, runnable
+
+
+def _library_namespaces(module, qualify, knowledge) -> dict[str, str]:
+    """Names bound to `torch.library.Library("ns", kind)` in the module -> the namespace."""
+    found = {}
+    for assign in find_all(module.parsed.module, (cst.Assign,)):
+        value = assign.value
+        if isinstance(value, cst.Call) and qualify(value.func) in knowledge.library_classes:
+            ns = _string_argument(value)
+            for target in assign.targets:
+                if ns and isinstance(target.target, cst.Name):
+                    found[target.target.value] = ns
+    return found
+
+
+def _op_name(schema_or_name: str) -> str:
+    """"foo(Tensor x) -> Tensor", "foo.out(...)", "ns::foo" -> the operator ("foo", "ns::foo")."""
+    return schema_or_name.split("(", 1)[0].split(".", 1)[0].strip()
+
+
+def _positional_string(call: cst.Call, position: int, default: str | None = None) -> str | None:
+    """The string literal at a positional place of the call (`default` when not given)."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if len(positional) <= position:
+        keyword = next((a.value for a in call.args if a.keyword is not None
+                        and a.keyword.value in ("dispatch_key", "types", "device_types")), None)
+        if keyword is None:
+            return default
+        positional = [*positional[:position], keyword]
+    found = literal(positional[position])
+    return found.value if found is not None and isinstance(found.value, str) else None
 
 
 def _fakes(project: ProjectIndex, knowledge, by_name: Mapping[str, str]) -> dict[str, list]:

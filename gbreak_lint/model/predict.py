@@ -291,7 +291,8 @@ def _entry_key(project: ProjectIndex, entry: EntryPoint) -> FrameKey:
     aliases = project.modules[fn.module].values
     tensors = frozenset(p.name for p in params if _may_be_tensor(p, aliases))
     return FrameKey(fn.qualname, tensors, self_class=entry.self_class or "",
-                    training=_entry_training(project, entry), dynamic=entry.dynamic)
+                    training=_entry_training(project, entry), dynamic=entry.dynamic,
+                    region=f"{entry.path}:{entry.line}" if entry.isolated else "")
 
 
 # (`autocast` as a word: `torch.is_autocast_enabled()` only asks)

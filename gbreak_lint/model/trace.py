@@ -102,6 +102,12 @@ class _Inlined:
         return bool(self.chain)
 
 
+def cache_key(key: FrameKey) -> str:
+    """Where Dynamo caches a frame's compiled code: on its code object, in the cache of the
+    compile call that made it when that one isolates its recompiles (isolate_recompiles=True)."""
+    return f"{key.qualname}@{key.region}" if key.region else key.qualname
+
+
 class Tracer:
     def __init__(self, env: ModelEnv, nested_graph_breaks: bool):
         self.env = env
@@ -159,8 +165,8 @@ class Tracer:
         finally:
             self.strict_call = False
         if len(self.strict_errors) > errors or self.raised_unreported:  # the compile raised: Dynamo cached nothing
-            self.compiled.pop(key.qualname, None)
-            self.values_seen.pop(key.qualname, None)
+            self.compiled.pop(cache_key(key), None)
+            self.values_seen.pop(cache_key(key), None)
 
     def compile_apart(self, key: FrameKey, entry: str, fullgraph: bool) -> None:
         """`torch._dynamo.export(f)`: a compile of its own backend, so the frames compiled for
@@ -192,22 +198,23 @@ class Tracer:
                       strict_entry: bool = False, compiled_function: bool = False) -> None:
         """`compiled_function`: the function `torch.compile` wrapped, whose code Dynamo always
         compiles (eval_frame's always_optimize_code_objects), tensors or not."""
-        seen = self.compiled.get(key.qualname)
+        code = cache_key(key)  # the code object, in the compile call's own cache when isolated
+        seen = self.compiled.get(code)
         values = self._guarded_values(key)
         if seen is not None and (key.qualname, Outcome.SKIPPED) in self.frames \
-                and values not in self.values_seen[key.qualname]:
+                and values not in self.values_seen[code]:
             # a skipped frame's code is marked to run eagerly: other values do not compile it
             self._run_eagerly(key, chain, entry)
             return
         if seen is not None:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
-                self.values_seen[key.qualname].add(values)
+                self.values_seen[code].add(values)
                 self._retrace(key, chain, entry, strict_entry)
-            elif not any(_same_guards(v, values) for v in self.values_seen[key.qualname]):
+            elif not any(_same_guards(v, values) for v in self.values_seen[code]):
                 # Dynamo guards on the Python values it specialised on: other values recompile
-                shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[key.qualname])
-                self.values_seen[key.qualname].add(values)
+                shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[code])
+                self.values_seen[code].add(values)
                 if self._numbers_dynamic(key, values):
                     return
                 self.shapes_only = shapes_only
@@ -216,8 +223,8 @@ class Tracer:
                 finally:
                     self.shapes_only = False
             return
-        self.compiled[key.qualname] = {key.instance}
-        self.values_seen[key.qualname] = {values}
+        self.compiled[code] = {key.instance}
+        self.values_seen[code] = {values}
         self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:
@@ -239,7 +246,7 @@ class Tracer:
         values then reuse; `f(1)`, `f(2)`, `f(3)` compile twice. True when the values differ
         from ones compiled before only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
         in a recursion) is guarded by value: each value compiles."""
-        qualname = key.qualname
+        qualname = cache_key(key)
         info = self.env.frame(key)
         if info is None or any(name in info.decided_by for name, _ in key.arguments):
             return False

@@ -87,6 +87,9 @@ class FrameKey:
     # compiled with dynamic=True: tensor sizes and int arguments are symbols (the callees it
     # inlines share them)
     dynamic: bool = False
+    # compiled with isolate_recompiles=True: the compile call's own code cache ("path:line"),
+    # so another compile of the same function traces it again (callees compiled under it too)
+    region: str = ""
     # torch's global state the call runs under (model.global_state): another one recompiles
     global_state: tuple[str, ...] = ()
 
