@@ -268,10 +268,15 @@ step(torch.randn(2))
     ("fakelib.models", True),  # on the search path --python names
     ("localmod", True),  # the project's own
     ("json", True),  # the standard library
+    ("edpkg", True),  # an editable install: its finder on the search path maps the name elsewhere
+    ("assets", True),  # a folder beside the script (a namespace package)
     ("not_installed_anywhere", False),
+    ("triton_not_here", False),
 ])
 def test_an_import_in_compiled_code_is_looked_up_where_the_program_would(project, installed, capsys, module, found):
+    (installed / "__editable___edpkg_0_1_finder.py").write_text("MAPPING = {'edpkg': '/elsewhere/edpkg'}\n")
     project("localmod.py", "X = 1\n")
+    project("assets/readme.txt", "data\n")
     project("train.py", OPTIONAL_IMPORTS.format(module=module))
     codes = [d["code"] for d in scan(capsys, project)["diagnostics"]]
     assert ("GBL613" in codes) is not found

@@ -60,7 +60,21 @@ CAUSES: dict[str, tuple[bool, list[str], set[str], list[str] | None]] = {
     "object_from_breaking_helper": (True, ["{v} = {d}(x)", 'print("after")', "x = {v}.t"], set(),
                                     ["class {d}Out:", "    def __init__(self, t):", "        self.t = t",
                                      "", "", "def {d}(x):", '    print("inside")', "    return {d}Out(x + 1)"]),
+    # an optional dependency imported inside compiled code: the failed import cannot be resumed after
+    "missing_import": (True, ["try:", "    import {d}_not_installed", "except ImportError:", "    pass"], set(), None),
+    # an operator of the low-level torch.library API with only a CPU kernel: no fake-tensor run
+    "library_op_cpu_only": (True, ["x = torch.ops.{d}_ns.op(x)"], set(),
+                            ['{d}_lib = torch.library.Library("{d}_ns", "DEF")  # noqa: TOR901',
+                             '{d}_lib.define("op(Tensor x) -> Tensor")', '{d}_lib.impl("op", torch.sin, "CPU")']),
+    # requires_grad_() on an intermediate a returned value is computed from (through a list)
+    "requires_grad_list": (True, ["{v} = x * 2", "{v}.requires_grad_()", "{v}_l = []", "{v}_l.append({v} * 3)",
+                                  "x = x + {v}_l[0]"], set(), None),
     # known non-breaks on 2.13 (a linter must stay quiet)
+    "neg_import_stdlib": (False, ["import math", "x = x * math.pi"], set(), None),
+    "neg_library_op_meta": (False, ["x = torch.ops.{d}_ns.op(x)"], set(),
+                            ['{d}_lib = torch.library.Library("{d}_ns", "DEF")  # noqa: TOR901',
+                             '{d}_lib.define("op(Tensor x) -> Tensor")', '{d}_lib.impl("op", torch.sin, "CPU")',
+                             '{d}_lib.impl("op", torch.sin, "Meta")']),
     "neg_list_count": (False, ["{v} = x.sum()", "x = x + [{v} + 1, {v}].count({v})"], set(), None),
     "neg_cm_autocast_from_helper": (False, ['{v} = {d}(torch.autocast("cpu"))', "with {v}:", "    x = x + 1"], set(),
                                     ["def {d}(ctx):", "    return ctx"]),

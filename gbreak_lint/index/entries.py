@@ -15,7 +15,7 @@ from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COM
 from .names import FULLGRAPH_KEYWORDS, dotted, keyword_true, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module, is_property
 from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_body
-from ..walk import walk
+from ..walk import NESTED_SCOPES, find_all, walk
 
 MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
 EXPORT_HOW = "torch._dynamo.export"  # an entry's `how` when torch._dynamo.export compiles it
@@ -81,6 +81,8 @@ class _EntryFinder(cst.CSTVisitor):
         self.compiled_parameters: list[tuple[FunctionInfo, str, cst.Call, bool, str]] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
+        self.loop_nodes: dict[str, cst.For] = {}  # loop name -> its loop
+        self.branching_loops: set[str] = set()  # loop names whose body has an `if`, `continue` or `break`
         self.call_loop_items: dict[int, dict[str, tuple[cst.BaseExpression, ...]]] = {}  # id(call) -> at the call
         self._switches: Switches | None = None
 
@@ -149,17 +151,33 @@ class _EntryFinder(cst.CSTVisitor):
             bound = defaults[0] if defaults else None
         return isinstance(bound, cst.Name) and bound.value == "True"
 
-    def fullgraph_settings(self, call: cst.Call) -> tuple[bool, ...]:
+    def fullgraph_settings(self, call: cst.Call, compiled: cst.Call) -> tuple[bool, ...]:
         """The fullgraph settings a compile call runs with: one, or each one a loop gives the
         name it passes (`for fullgraph in (True, False): torch.compile(fn, fullgraph=fullgraph)`
-        compiles the function once per row)."""
+        compiles the function once per row, when the loop calls what it compiles; kept after
+        the loop, only the last row's is called). `compiled`: the call making the compiled
+        function (`call` itself, or `torch.compile(**kw)(f)` around it)."""
         held = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in FULLGRAPH_KEYWORDS),
                     None)
-        rows = self.loop_items.get(held.value) if isinstance(held, cst.Name) else None
+        loop_name = held.value if isinstance(held, cst.Name) else ""
+        rows = self.loop_items.get(loop_name)
         names = [r.value for r in rows or () if isinstance(r, cst.Name)]
-        if not rows or len(names) != len(rows) or not set(names) <= {"True", "False"}:
+        if not rows or len(names) != len(rows) or not set(names) <= {"True", "False"} \
+                or loop_name in self.branching_loops:  # (`if fullgraph: continue` skips some rows)
             return (self.fullgraph(call),)
-        return tuple(sorted({name == "True" for name in names}))
+        if not self._called_in_loop(compiled, self.loop_nodes[loop_name]):
+            return (names[-1] == "True",)
+        return tuple(dict.fromkeys(name == "True" for name in names))  # in the loop's order: a cache
+        # entry a plain compile leaves serves a fullgraph one after it
+
+    def _called_in_loop(self, compiled: cst.Call, loop: cst.For) -> bool:
+        """Is the compiled function called in the loop that makes it: at once, or by the name it
+        is assigned to?"""
+        if id(compiled) in self.called_at_once:
+            return True
+        name = self.assigned.get(id(compiled))
+        return name is not None and any(isinstance(c.func, cst.Name) and c.func.value == name
+                                        for c in find_all(loop.body, (cst.Call,), skip=NESTED_SCOPES))
 
     def value_of(self, name: str) -> cst.BaseExpression | None:
         for scope in reversed(self.local_values):
@@ -246,13 +264,17 @@ class _EntryFinder(cst.CSTVisitor):
 
     # -- statements ------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
-        self.loop_items.update(loop_items(node, lambda name: self.local_values[-1].get(name)
-                                          or self.module.values.get(name)))
+        items = loop_items(node, lambda name: self.local_values[-1].get(name) or self.module.values.get(name))
+        self.loop_items.update(items)
+        self.loop_nodes.update(dict.fromkeys(items, node))
+        if find_all(node.body, (cst.If, cst.Continue, cst.Break), skip=NESTED_SCOPES):
+            self.branching_loops.update(items)
 
     def leave_For(self, node: cst.For) -> None:
         for name in [node.target.value] if isinstance(node.target, cst.Name) else _loop_names(node.target):
             if name is not None:
                 self.loop_items.pop(name, None)
+                self.branching_loops.discard(name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
@@ -298,7 +320,7 @@ class _EntryFinder(cst.CSTVisitor):
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
-            for fullgraph in self.fullgraph_settings(node):
+            for fullgraph in self.fullgraph_settings(node, node):
                 self._compiled_value(node.args[0].value, node, fullgraph, "torch.compile")
         elif isinstance(func, cst.Call) and self.is_optimize(self.qualify(func.func)) and node.args:
             self._compiled_value(node.args[0].value, node, self.optimize_fullgraph(self.qualify(func.func), func),
@@ -309,7 +331,7 @@ class _EntryFinder(cst.CSTVisitor):
             self._compiled_value(node.args[0].value, node, True, EXPORT_HOW)
         elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
                 and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
-            for fullgraph in self.fullgraph_settings(func):
+            for fullgraph in self.fullgraph_settings(func, node):
                 self._compiled_value(node.args[0].value, node, fullgraph, "torch.compile")
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)

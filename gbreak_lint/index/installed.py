@@ -58,6 +58,7 @@ class InstalledPackages:
     excluded: frozenset[str] = field(default_factory=frozenset)  # top-level names never followed
     only: frozenset[str] = field(default_factory=frozenset)  # when given, the only ones followed
     _found: dict[str, Path | None] = field(default_factory=dict)
+    _finders: list[str] | None = None
 
     def follows(self, name: str) -> bool:
         top = name.split(".")[0]
@@ -87,14 +88,28 @@ class InstalledPackages:
         """Can `import top` find something on the search path: a module, a package (a
         namespace one too), a compiled extension, or a name never followed (torch, the
         standard library)? Asked only of names no project module defines."""
-        if top in NEVER_FOLLOWED or top in stdlib_names():
-            return True
+        if top == "torch" or top in stdlib_names():
+            return True  # (torch's own helpers, triton or numpy, are looked up like any package)
         for root in self.paths:
             base = Path(root, top)
             if base.with_suffix(".py").is_file() or base.is_dir() or any(
                     Path(root, top + suffix).is_file() for suffix in EXTENSION_SUFFIXES):
                 return True
-        return False
+        return any(f"'{top}'" in text or f'"{top}"' in text for text in self._editable_finders())
+
+    def _editable_finders(self) -> list[str]:
+        """The text of the import hooks editable installs put on the search path
+        (`__editable___<pkg>_finder.py`, PEP 660): they map top-level names to folders
+        elsewhere, found by a finder on sys.meta_path rather than by a path entry."""
+        if self._finders is None:
+            self._finders = []
+            for root in self.paths:
+                for finder in sorted(Path(root).glob("__editable__*finder.py")):
+                    try:
+                        self._finders.append(finder.read_text("utf-8", "replace"))
+                    except OSError:
+                        continue
+        return self._finders
 
     def signature(self, name: str) -> str | None:
         """What a result that read module `name` depends on: its file's size and times (an

@@ -49,6 +49,7 @@ class LazyModules(Mapping):
         self._project_files = project_files or {}  # import name -> file, not parsed yet
         self._overlay = overlay or {}
         self._missing: set[str] = set()
+        self._folders: list[Path] | None = None  # the folders holding the project's files
         self.library_paths: set[str] = set()  # files loaded from installed packages
         self.failures: list[tuple[str, Diagnostic | None, FileError | None]] = []  # project files that did not parse
         self.reads = ReadLog()
@@ -121,7 +122,16 @@ class LazyModules(Mapping):
         if top in self._modules or top in self._project_files or any(
                 n.startswith(top + ".") for n in (*self._modules, *self._project_files)):
             return True
-        return self._installed.holds_top_level(top)
+        return self._installed.holds_top_level(top) or self._in_project_folders(top)
+
+    def _in_project_folders(self, top: str) -> bool:
+        """A folder or file of that name beside the project's files (a namespace package
+        without `__init__.py`, a data folder the script's directory puts on sys.path)."""
+        if self._folders is None:
+            files = [Path(p) for p in self._by_path if p not in self.library_paths]
+            files += [Path(p) for p in self._project_files.values()]
+            self._folders = sorted({f.parent for f in files})
+        return any((folder / top).is_dir() or (folder / f"{top}.py").is_file() for folder in self._folders)
 
     def may_define(self, module: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
         """Whether a star import of `module` can bring `name`, from the text of modules not yet

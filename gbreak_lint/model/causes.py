@@ -25,6 +25,7 @@ from .instances import built_at_top, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
 from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
+from .side_effects import declared_outer
 from .global_state import GRAD_OFF
 from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_CONTEXT_MANAGER, PASSED_CONTEXT_MANAGER_INPUT, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
@@ -1481,7 +1482,10 @@ class CauseMatcher:
         shapes = {} if target.transformed else \
             self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
         if not target.transformed:  # a cell holds the tensor the caller has at the call
-            shapes.update((name, self.b.values.shape_of(cst.Name(name))) for name in cells if name not in shapes)
+            rebound = self.b.env.node_memo("nonlocal_names", self.b.function.node,
+                                           lambda: declared_outer(self.b.function.node, (cst.Nonlocal,), nested=True))
+            shapes.update((name, self.b.values.shape_of(cst.Name(name))) for name in cells
+                          if name not in shapes and name not in rebound)  # (a nested `nonlocal` may rebind it)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
                         target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=forwarded is None and any(a.star for a in node.args),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
@@ -836,9 +837,13 @@ class FrameBuilder:
                 return
 
     def _named_in_text(self, module: str) -> bool:
-        """Does a string in the project name the module (`sys.modules["cfg"] = ...`,
-        `types.ModuleType("cfg")`): a program that makes modules itself may provide it."""
-        return bool(self.env.project.mentioning(f'"{module}"') or self.env.project.mentioning(f"'{module}'"))
+        """Does the program make modules itself (`sys.modules[name] = ...`, `types.ModuleType`,
+        an import hook on sys.meta_path), or does a string name this one: it may provide it."""
+        project = self.env.project
+        if any(project.mentioning(text) for text in (f'"{module}"', f"'{module}'", "meta_path")):
+            return True
+        return any(_COMPUTED_MODULE.search(m.parsed.text) for text in ("sys.modules[", "ModuleType(")
+                   for m in project.mentioning(text))
 
     def raise_(self, node: cst.Raise) -> None:
         """A `raise` every trace reaches: the exception leaves the frame unless a try around it
@@ -1474,6 +1479,7 @@ class FrameBuilder:
             self.expr(func)
         for arg in node.args:
             self.expr(arg.value)
+        self._forget_resized(node)
         if isinstance(func, cst.Name) and self.unwrappable.get(func.value) == CauseCheck.EMPTY_MODULE_USE:
             self.expr(func)  # `mod(x)` of an uninitialized module: the call wraps it and stops there
             return
@@ -1498,6 +1504,18 @@ class FrameBuilder:
         self.contents.forget_changed(node, self.resolver.qualify(node.func))
         self.causes.classify_call(node)
 
+
+    def _forget_resized(self, node: cst.Call) -> None:
+        """`y.t_()`, `y.resize_(3)`, `torch.add(a, b, out=y)`: the call gives `y` another size
+        (the statement's own size checks ran before it); what follows no longer knows it."""
+        func = node.func
+        changed = [func.value] if isinstance(func, cst.Attribute) \
+            and func.attr.value in self.env.knowledge.size_changing_inplace_methods else []
+        out = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "out"), None)
+        changed += [el.value for el in out.elements] if isinstance(out, (cst.Tuple, cst.List)) else [out] if out else []
+        for target in changed:
+            if isinstance(target, cst.Name):
+                self.values.assign(target, None)
 
     def _captured_many_elements(self, node: cst.Call) -> bool:
         """`bool(t)` / `int(t)` / `float(t)` of a tensor known to hold other than one element,
@@ -2082,6 +2100,8 @@ def _bound_in_module(module, name: str) -> bool:
 # the config switch that makes `.item()` a symbolic value in the graph instead of a break
 CAPTURED_SCALARS = "capture_scalar_outputs"
 _SCALAR_CONVERSIONS = frozenset({"bool", "int", "float"})
+# a module made under a computed name (`sys.modules[prefix + name] = ...`): any name may be it
+_COMPUTED_MODULE = re.compile(r"""(?:sys\.modules\[|ModuleType\()\s*[^\s"'\])]""")
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 

@@ -18,7 +18,7 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
-from .global_values import global_value
+from .global_values import RUNTIME_FALSE, global_value
 from .setter_fields import only_setter_assigns
 from .dict_locals import (display_keywords, item_stored_names, joined, loosened, plain_dict_local, stored_keys,
                           with_item)
@@ -484,6 +484,8 @@ class FrameValues:
         if held is not None and isinstance(held.value, Obj):  # `self.config.output_attentions`
             return held.value.get(name)
         qual = self.qualify(expr)  # `config.DEBUG` through a module import
+        if qual in RUNTIME_FALSE:  # `typing.TYPE_CHECKING`
+            return Const(False)
         if qual is not None:
             module_name, _, attr = qual.rpartition(".")
             module = self.project.modules.get(module_name)

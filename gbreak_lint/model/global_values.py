@@ -17,6 +17,10 @@ from .values import Const, literal
 MAX_IMPORT_HOPS = 2
 
 
+# false whenever the program runs (true only to a type checker reading it)
+RUNTIME_FALSE = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
 def global_value(project: ProjectIndex, dtype_names, module: ModuleIndex, name: str, hops: int = 0) -> Const | None:
     if name in module.reassigned or hops > MAX_IMPORT_HOPS:
         return None
@@ -33,6 +37,8 @@ def global_value(project: ProjectIndex, dtype_names, module: ModuleIndex, name: 
     target = module.imports.get(name)  # `from config import DEBUG`
     if target is None:
         return None
+    if target in RUNTIME_FALSE:
+        return Const(False)
     owner, _, attr = target.rpartition(".")
     other = project.modules.get(owner)
     if other is None or _changes_dict(module.parsed.text, name):

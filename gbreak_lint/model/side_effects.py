@@ -53,9 +53,12 @@ def _owned(expr: cst.BaseExpression, local: frozenset[str]) -> bool:
     return isinstance(expr, cst.Name) and expr.value in local
 
 
-def declared_outer(body: cst.CSTNode, kinds: tuple[type, ...] = (cst.Global, cst.Nonlocal)) -> frozenset[str]:
-    """Names a function declares `global` or `nonlocal` (or only those of `kinds`)."""
-    return frozenset(n.name.value for d in find_all(body, kinds, skip=NESTED_SCOPES) for n in d.names)
+def declared_outer(body: cst.CSTNode, kinds: tuple[type, ...] = (cst.Global, cst.Nonlocal),
+                   nested: bool = False) -> frozenset[str]:
+    """Names a function declares `global` or `nonlocal` (or only those of `kinds`); `nested`:
+    the functions defined in it too."""
+    return frozenset(n.name.value for d in find_all(body, kinds, skip=() if nested else NESTED_SCOPES)
+                     for n in d.names)
 
 
 def escaping_generator_calls(fn: cst.FunctionDef) -> frozenset[int]:
