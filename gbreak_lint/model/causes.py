@@ -1958,7 +1958,9 @@ class CauseMatcher:
         if self._attribute_left_set(bodies):  # the op fails as a whole: the call runs eagerly
             self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node, mode=mode)
             return True
-        fault = self._input_fault(op, bodies)
+        # checked once the bodies are traced: a break inside one (a side effect) comes first
+        fault = "" if any(ev.kind == EventKind.BREAK for info in bodies for ev in info.events) \
+            else self._input_fault(op, bodies)
         if fault:  # the op fails as a whole: a compile error at the call
             rule = self.rule_for_check(CauseCheck.HOP_INPUT_FAULT)
             self.b.emit_break(rule, node, mode=mode, detail=hop_inputs.SAID[fault],
