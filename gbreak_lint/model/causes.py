@@ -458,14 +458,14 @@ class CauseMatcher:
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
             receiver = node.func.value
+            for rule in env.input_tensor_methods.get(method, ()):  # (before the rule for any tensor)
+                if self.b.is_graph_input(receiver) and self.rule_enabled(rule):
+                    return rule
             for rule in env.tensor_methods.get(method, ()):
                 # a numpy array is traced as a tensor: its `.item()` reads data the same way
                 if (self.b.scope.is_tensor(receiver) or self.b.scope.is_numpy(receiver)
                         or self._unknown_tensor_receiver(method, receiver)) and self.rule_enabled(rule) \
                         and not self._captured_integer_method(method, receiver):
-                    return rule
-            for rule in env.input_tensor_methods.get(method, ()):
-                if self.b.is_graph_input(receiver) and self.rule_enabled(rule):
                     return rule
             for rule in env.logger_methods.get(method, ()):
                 if self.is_logger(receiver) and self.rule_enabled(rule):
