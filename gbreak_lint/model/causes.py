@@ -1958,9 +1958,7 @@ class CauseMatcher:
         if self._attribute_left_set(bodies):  # the op fails as a whole: the call runs eagerly
             self.b.emit_break(self.rule_for_check(CauseCheck.HOP_ATTRIBUTE_LEFT_SET), node, mode=mode)
             return True
-        # checked once the bodies are traced: a break inside one (a side effect) comes first
-        fault = "" if any(ev.kind == EventKind.BREAK for info in bodies for ev in info.events) \
-            else self._input_fault(op, bodies)
+        fault = self._input_fault(op, bodies)
         if fault:  # the op fails as a whole: a compile error at the call
             rule = self.rule_for_check(CauseCheck.HOP_INPUT_FAULT)
             self.b.emit_break(rule, node, mode=mode, detail=hop_inputs.SAID[fault],
@@ -1981,7 +1979,13 @@ class CauseMatcher:
         k, grad_on = self.k, not self.grad_off()
         checked = {hop_inputs.MUTATION: op in k.hop_mutation_checks or grad_on and op in k.hop_mutation_checks_with_grad,
                    hop_inputs.ALIASING: op in k.hop_aliasing_checks or grad_on and op in k.hop_aliasing_checks_with_grad}
-        return next((fault for info in bodies for fault in info.hop_input_faults if checked[fault]), "")
+        for info in bodies:  # each body is checked once traced: a break while tracing it comes first
+            if any(ev.kind == EventKind.BREAK for ev in info.events):
+                return ""
+            fault = next((fault for fault in info.hop_input_faults if checked[fault]), "")
+            if fault:
+                return fault
+        return ""
 
     def _attribute_left_set(self, bodies: list[FrameInfo]) -> bool:
         """Does Dynamo find, when the op's bodies end, an outside attribute not put back

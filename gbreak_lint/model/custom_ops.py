@@ -70,30 +70,47 @@ def _library_ops(project: ProjectIndex, knowledge) -> tuple[set[str], set[str]]:
     `@torch.library.impl("ns::foo", "meta")`."""
     declared: set[str] = set()
     runnable: set[str] = set()
+    unnamed = False  # a kernel or fake registered under a name the source does not spell
     for module in project.mentioning("library"):
         qualify = lambda expr, module=module: project.qualify(expr, module)  # noqa: E731
         namespaces = _library_namespaces(module, qualify, knowledge)
         for call in find_all(module.parsed.module, (cst.Call,)):
             func, qual = call.func, qualify(call.func)
             if qual in knowledge.library_definers:
-                op = _string_argument(call)
+                op = _string_argument(call, module.parsed.module, module)
                 declared.update([_op_name(op)] if op and "::" in op else [])
-            elif qual in knowledge.library_implementers:
-                op, key = _string_argument(call), _positional_string(call, 1)
-                if op and "::" in op and key in knowledge.fake_capable_dispatch_keys:
+            elif qual in knowledge.library_implementers or qual in knowledge.fake_registrars:
+                op = _string_argument(call, module.parsed.module, module)
+                unnamed |= op is None
+                if op and "::" in op and (qual in knowledge.fake_registrars or _fake_capable(call, 1, knowledge)):
                     runnable.add(_op_name(op))
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                    and func.value.value in namespaces and func.attr.value in ("define", "impl"):
-                name = _string_argument(call)
+                    and func.value.value in namespaces:
+                name = _string_argument(call, module.parsed.module, module)
+                method = func.attr.value
+                unnamed |= name is None and method != "define"
                 if not name:
                     continue
                 op = f"{namespaces[func.value.value]}::{_op_name(name)}"
-                if func.attr.value == "define":
+                if method == "define":
                     declared.add(op)
-                elif _positional_string(call, 2, default="CompositeImplicitAutograd") \
-                        in knowledge.fake_capable_dispatch_keys:
+                elif method in knowledge.library_fake_methods or method == "impl" and _fake_capable(call, 2, knowledge):
                     runnable.add(op)
-    return declared, runnable
+    return declared, declared if unnamed else runnable
+
+
+def _fake_capable(call: cst.Call, position: int, knowledge) -> bool:
+    """Does an `impl` call register a kernel fake tensors can run: its dispatch key (or one
+    of a list of device types) at `position`; none given is CompositeImplicitAutograd."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    given = positional[position] if len(positional) > position else next(
+        (a.value for a in call.args if a.keyword is not None
+         and a.keyword.value in ("dispatch_key", "types", "device_types")), None)
+    if given is None:
+        return True
+    items = [el.value for el in given.elements] if isinstance(given, (cst.List, cst.Tuple)) else [given]
+    keys = [found.value for found in map(literal, items) if found is not None]
+    return len(keys) != len(items) or any(key in knowledge.fake_capable_dispatch_keys for key in keys)
 
 
 def _library_namespaces(module, qualify, knowledge) -> dict[str, str]:
@@ -102,7 +119,7 @@ def _library_namespaces(module, qualify, knowledge) -> dict[str, str]:
     for assign in find_all(module.parsed.module, (cst.Assign,)):
         value = assign.value
         if isinstance(value, cst.Call) and qualify(value.func) in knowledge.library_classes:
-            ns = _string_argument(value)
+            ns = _string_argument(value, module.parsed.module, module)
             for target in assign.targets:
                 if ns and isinstance(target.target, cst.Name):
                     found[target.target.value] = ns
@@ -112,19 +129,6 @@ def _library_namespaces(module, qualify, knowledge) -> dict[str, str]:
 def _op_name(schema_or_name: str) -> str:
     """"foo(Tensor x) -> Tensor", "foo.out(...)", "ns::foo" -> the operator ("foo", "ns::foo")."""
     return schema_or_name.split("(", 1)[0].split(".", 1)[0].strip()
-
-
-def _positional_string(call: cst.Call, position: int, default: str | None = None) -> str | None:
-    """The string literal at a positional place of the call (`default` when not given)."""
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    if len(positional) <= position:
-        keyword = next((a.value for a in call.args if a.keyword is not None
-                        and a.keyword.value in ("dispatch_key", "types", "device_types")), None)
-        if keyword is None:
-            return default
-        positional = [*positional[:position], keyword]
-    found = literal(positional[position])
-    return found.value if found is not None and isinstance(found.value, str) else None
 
 
 def _fakes(project: ProjectIndex, knowledge, by_name: Mapping[str, str]) -> dict[str, list]:

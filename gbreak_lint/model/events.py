@@ -1551,6 +1551,8 @@ class FrameBuilder:
         holds outlives the frame, an output of the graph like a returned value. Into one the
         frame made, the container carries the mark (returned later, it needs the grad)."""
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "clear" and isinstance(func.value, cst.Name):
+            self.grad_leaks.cleared(func.value.value)
         if not (isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_STORES) \
                 or self.scope.is_tensor(func.value):  # (`x.add(y)` of a tensor stores nothing)
             return

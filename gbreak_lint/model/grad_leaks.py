@@ -39,6 +39,7 @@ class GradLeaks:
     def __init__(self, grad_inputs: frozenset[str] = frozenset()) -> None:
         self.pending: PendingBreak | None = None
         self.tainted: set[str] = set()  # locals holding the tensor or one computed from it
+        self.containers: set[str] = set()  # local lists / dicts holding such a tensor
         self.marked_calls: set[int] = set()  # ids of the `requires_grad_()` calls met
         # locals known to need grad already (requires_grad_() changes nothing there): inputs
         # the call site made so, and what the frame computes from them or from `self` (a
@@ -64,15 +65,23 @@ class GradLeaks:
         for name in names:
             (self.tainted.add if carries else self.tainted.discard)(name)
             (self.needing.add if needing else self.needing.discard)(name)
+            self.containers.discard(name)
 
     def stored(self, container: str, items: list[cst.BaseExpression]) -> None:
-        """`acc.append(z)`: a local container holding a value that carries the mark carries it."""
+        """`acc.append(z)`: a local container holding a value that carries the mark holds it:
+        returned itself, or an item read out of it (`acc[0]`), it needs the grad; its truth,
+        length or identity does not."""
         if any(self.mentions(item) for item in items):
-            self.tainted.add(container)
+            self.containers.add(container)
+
+    def cleared(self, container: str) -> None:
+        self.containers.discard(container)
 
     def returned(self, value: cst.BaseExpression) -> PendingBreak | None:
         """The pending break, once a returned value needs grad from a marked tensor."""
-        if self.pending is None or not self.mentions(value):
+        items = [el.value for el in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        held = any(isinstance(item, cst.Name) and item.value in self.containers for item in items)
+        if self.pending is None or not (held or self.mentions(value)):
             return None
         found, self.pending = self.pending, None
         return found
@@ -91,6 +100,11 @@ class GradLeaks:
             return False
         if isinstance(expr, cst.Attribute):
             return self.mentions(expr.value)  # `y.T`, `y.mT`: views that need grad
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and expr.value.value in self.containers:
+            return True  # `acc[0]`: an item a marked container holds
+        if isinstance(expr, cst.Call) and any(isinstance(a.value, cst.Name) and a.value.value in self.containers
+                                              for a in expr.args):
+            return True  # `torch.stack(acc)`: computed from what it holds
         return any(self.mentions(child) for child in children(expr))
 
 

@@ -201,6 +201,8 @@ class Tracer:
         code = cache_key(key)  # the code object, in the compile call's own cache when isolated
         seen = self.compiled.get(code)
         values = self._guarded_values(key)
+        if seen is None and key.region and self._shared_entry(key, values):
+            return  # an isolated compile still finds what plain compiles of the code stored
         if seen is not None and (key.qualname, Outcome.SKIPPED) in self.frames \
                 and values not in self.values_seen[code]:
             # a skipped frame's code is marked to run eagerly: other values do not compile it
@@ -223,6 +225,8 @@ class Tracer:
                 finally:
                     self.shapes_only = False
             return
+        if key.region and any(_without_numbers(v) == _without_numbers(values) for v in self._values_of_code(key.qualname)):
+            self.dynamic_numbers.add((key.qualname, _without_numbers(values)))  # sizes that changed: symbols
         self.compiled[code] = {key.instance}
         self.values_seen[code] = {values}
         self._first_compile_dynamic(key, values)
@@ -240,18 +244,28 @@ class Tracer:
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
             self._trace(info, chain, entry, strict_entry)
 
+    def _values_of_code(self, qualname: str) -> list[tuple]:
+        """The values a code object was compiled for, in every cache holding it."""
+        return [v for code, seen in self.values_seen.items() if code.split("@", 1)[0] == qualname for v in seen]
+
+    def _shared_entry(self, key: FrameKey, values: tuple) -> bool:
+        """Does a plain (not isolated) compile of the code hold an entry for these values?"""
+        seen = self.compiled.get(key.qualname)
+        return seen is not None and (not key.instance or key.instance in seen) \
+            and any(_same_guards(v, values) for v in self.values_seen[key.qualname])
+
     def _numbers_dynamic(self, key: FrameKey, values: tuple) -> bool:
         """Automatic dynamic shapes (measured 2.13): a recompile because an int or float
         argument (or a tensor argument's size) changed compiles it as a symbol, which later
         values then reuse; `f(1)`, `f(2)`, `f(3)` compile twice. True when the values differ
         from ones compiled before only in numbers that are already dynamic. A number an `if` decides on (`if n == 0`
         in a recursion) is guarded by value: each value compiles."""
-        qualname = cache_key(key)
+        qualname = key.qualname  # (the sizes seen are the code object's, whichever cache)
         info = self.env.frame(key)
         if info is None or any(name in info.decided_by for name, _ in key.arguments):
             return False
         shape = _without_numbers(values)
-        seen = {_without_numbers(v) for v in self.values_seen[qualname] if v != values}
+        seen = {_without_numbers(v) for v in self._values_of_code(qualname) if v != values}
         if shape not in seen:
             return False
         if (qualname, shape) in self.dynamic_numbers:
