@@ -152,6 +152,16 @@ class _Collector:
             self.function(stmt, scope, locals_)
         elif isinstance(stmt, cst.ClassDef):
             self.klass(stmt, scope, locals_)
+        elif isinstance(stmt, cst.If) and _type_checking(stmt.test):
+            # never run: only its imports count (annotations name the classes they bring)
+            for line in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        self.small(small, scope)
+            if isinstance(stmt.orelse, cst.If):
+                self.statement(stmt.orelse, scope, locals_)
+            elif stmt.orelse is not None:
+                self.block(stmt.orelse.body, scope, locals_)
         else:
             for block in _blocks(stmt):
                 self.block(block, scope, locals_)
@@ -332,6 +342,12 @@ def has_yield(node: cst.CSTNode) -> bool:
     finder = _YieldFinder()
     walk(node, finder)
     return finder.found
+
+
+def _type_checking(test: cst.BaseExpression) -> bool:
+    """`TYPE_CHECKING` / `typing.TYPE_CHECKING`: true only to a type checker."""
+    return isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or isinstance(test, cst.Attribute) \
+        and test.attr.value == "TYPE_CHECKING" and isinstance(test.value, cst.Name) and test.value.value == "typing"
 
 
 class _YieldFinder(cst.CSTVisitor):
