@@ -167,8 +167,8 @@ class _EntryFinder(cst.CSTVisitor):
             return (self.fullgraph(call),)
         if not self._called_in_loop(compiled, self.loop_nodes[loop_name]):
             return (names[-1] == "True",)
-        return tuple(dict.fromkeys(name == "True" for name in names))  # in the loop's order: a cache
-        # entry a plain compile leaves serves a fullgraph one after it
+        # in the loop's order: a cache entry a plain compile leaves serves a fullgraph one after it
+        return tuple(dict.fromkeys(name == "True" for name in names))
 
     def _called_in_loop(self, compiled: cst.Call, loop: cst.For) -> bool:
         """Is the compiled function called in the loop that makes it: at once, or by the name it
