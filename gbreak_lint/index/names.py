@@ -32,6 +32,10 @@ def _package_of(folder: Path, packages: dict[Path, str]) -> str:
     return found
 
 
+# names false whenever the program runs (true only to a type checker reading it)
+RUNTIME_FALSE = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` -> "a.b.c"; anything that is not a plain attribute chain -> None."""
     if isinstance(expr, cst.Name):

@@ -10,7 +10,7 @@ from typing import Mapping
 import libcst as cst
 
 from ..parse import ParsedModule, blocks_of as _blocks
-from .names import attribute_name, dotted, module_name_for, resolve_relative, unpacked
+from .names import RUNTIME_FALSE, attribute_name, dotted, module_name_for, resolve_relative, unpacked
 from ..walk import walk
 
 
@@ -345,9 +345,10 @@ def has_yield(node: cst.CSTNode) -> bool:
 
 
 def _type_checking(test: cst.BaseExpression) -> bool:
-    """`TYPE_CHECKING` / `typing.TYPE_CHECKING`: true only to a type checker."""
-    return isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or isinstance(test, cst.Attribute) \
-        and test.attr.value == "TYPE_CHECKING" and isinstance(test.value, cst.Name) and test.value.value == "typing"
+    """`TYPE_CHECKING` (imported from typing) / `typing.TYPE_CHECKING`: true only to a type
+    checker (the module's imports are not known yet here: the name is taken as written)."""
+    name = dotted(test)
+    return name == "TYPE_CHECKING" or name in RUNTIME_FALSE
 
 
 class _YieldFinder(cst.CSTVisitor):

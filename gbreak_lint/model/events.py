@@ -910,7 +910,7 @@ class FrameBuilder:
         if self.uncertain or not self.causes.check_enabled(CauseCheck.OUT_TENSOR_RESIZED):
             return
         for call in find_all(expr, (cst.Call,), skip=NESTED_SCOPES):
-            out = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+            out = out_argument(call)
             qual = self.resolver.qualify(call.func) if out is not None else None
             if out is None or qual is None or not qual.startswith("torch."):
                 continue
@@ -1504,14 +1504,13 @@ class FrameBuilder:
         self.contents.forget_changed(node, self.resolver.qualify(node.func))
         self.causes.classify_call(node)
 
-
     def _forget_resized(self, node: cst.Call) -> None:
         """`y.t_()`, `y.resize_(3)`, `torch.add(a, b, out=y)`: the call gives `y` another size
         (the statement's own size checks ran before it); what follows no longer knows it."""
         func = node.func
         changed = [func.value] if isinstance(func, cst.Attribute) \
             and func.attr.value in self.env.knowledge.size_changing_inplace_methods else []
-        out = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "out"), None)
+        out = out_argument(node)
         changed += [el.value for el in out.elements] if isinstance(out, (cst.Tuple, cst.List)) else [out] if out else []
         for target in changed:
             if isinstance(target, cst.Name):
@@ -2104,6 +2103,11 @@ CAPTURED_SCALARS = "capture_scalar_outputs"
 _SCALAR_CONVERSIONS = frozenset({"bool", "int", "float"})
 # a module made under a computed name (`sys.modules[prefix + name] = ...`): any name may be it
 _COMPUTED_MODULE = re.compile(r"""(?:sys\.modules\[|ModuleType\()\s*[^\s"'\])]""")
+def out_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The `out=` tensor (or tuple of tensors) a call writes, if any."""
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+
+
 REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 

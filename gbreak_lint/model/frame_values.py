@@ -18,11 +18,11 @@ from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, all_params, children, find_all
 from .compiling import CompileTimeValues
-from .global_values import RUNTIME_FALSE, global_value
+from .global_values import global_value
 from .setter_fields import only_setter_assigns
 from .dict_locals import (display_keywords, item_stored_names, joined, loosened, plain_dict_local, stored_keys,
                           with_item)
-from ..index.names import binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
+from ..index.names import RUNTIME_FALSE, binding_counts, target_names  # noqa: F401  (binding_counts re-exported)
 from .tensors import TensorScope
 from .types import FrameKey
 from .class_body import SymbolicNames

@@ -9,16 +9,13 @@ import re
 
 import libcst as cst
 
+from ..index.names import RUNTIME_FALSE
 from ..index.project import ProjectIndex
 from ..index.symbols import ModuleIndex
 from .dict_locals import display_keywords
 from .values import Const, literal
 
 MAX_IMPORT_HOPS = 2
-
-
-# false whenever the program runs (true only to a type checker reading it)
-RUNTIME_FALSE = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
 def global_value(project: ProjectIndex, dtype_names, module: ModuleIndex, name: str, hops: int = 0) -> Const | None:

@@ -102,10 +102,13 @@ class _Inlined:
         return bool(self.chain)
 
 
+REGION_SEP = "\n"  # (qualnames hold "@": `<lambda>@12:4`; never a newline)
+
+
 def cache_key(key: FrameKey) -> str:
     """Where Dynamo caches a frame's compiled code: on its code object, in the cache of the
     compile call that made it when that one isolates its recompiles (isolate_recompiles=True)."""
-    return f"{key.qualname}@{key.region}" if key.region else key.qualname
+    return f"{key.qualname}{REGION_SEP}{key.region}" if key.region else key.qualname
 
 
 class Tracer:
@@ -246,7 +249,7 @@ class Tracer:
 
     def _values_of_code(self, qualname: str) -> list[tuple]:
         """The values a code object was compiled for, in every cache holding it."""
-        return [v for code, seen in self.values_seen.items() if code.split("@", 1)[0] == qualname for v in seen]
+        return [v for code, seen in self.values_seen.items() if code.partition(REGION_SEP)[0] == qualname for v in seen]
 
     def _shared_entry(self, key: FrameKey, values: tuple) -> bool:
         """Does a plain (not isolated) compile of the code hold an entry for these values?"""
