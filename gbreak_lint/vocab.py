@@ -24,6 +24,9 @@ class EventKind(Vocab):
     OP = "op"  # a traced tensor op
     BREAK = "break"  # a graph break site
     CALL = "call"  # a call Dynamo inlines (or runs eagerly, see CallMode)
+    # a call whose callee waited on the stack through a break point in its arguments: a break
+    # only in a resume function starting among them (model.trace)
+    PENDING = "pending"
 
 
 class BlockKind(Vocab):
@@ -154,6 +157,7 @@ class CauseCheck(Vocab):
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
     PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)
     GENERATOR_MUTATION = "generator_mutation"  # a write to outside state in a generator Dynamo rebuilds
+    PENDING_TENSOR_METHOD = "pending_tensor_method"  # `x.mul(h(x))` resumed inside the arguments (GB0007)
     CAPTURED_MANY_ELEMENTS = "captured_many_elements"  # bool(t) of a multi-element tensor under capture (GB4315)
     MISSING_IMPORT = "missing_import"  # importing a module the search path does not hold (GB0069)
     DELETED_CELL = "deleted_cell"  # `del` of a global or a cell: no DELETE_GLOBAL/DELETE_DEREF handler

@@ -84,6 +84,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.loop_nodes: dict[str, cst.For] = {}  # loop name -> its loop
         self.branching_loops: set[str] = set()  # loop names whose body has an `if`, `continue` or `break`
         self.call_loop_items: dict[int, dict[str, tuple[cst.BaseExpression, ...]]] = {}  # id(call) -> at the call
+        self.call_locals: dict[int, dict[str, cst.Call]] = {}  # id(call) -> locals it passes bound to a call
         self._switches: Switches | None = None
 
     # -- helpers ---------------------------------------------------------------------
@@ -183,6 +184,8 @@ class _EntryFinder(cst.CSTVisitor):
         for scope in reversed(self.local_values):
             if name in scope:
                 return scope[name]
+        if self._shadowing_parameter(name):
+            return None  # a parameter (`def fit(model)`), not the module's `model = Net()`
         return self.module.values.get(name)
 
     def is_compile(self, qual: str | None) -> bool:
@@ -203,10 +206,16 @@ class _EntryFinder(cst.CSTVisitor):
             for scope in reversed(self.local_types):
                 if expr.value in scope:
                     return self.project.klass(scope[expr.value])
+            if self._shadowing_parameter(expr.value):
+                return None  # `def fit(model)`: not the module's `model = Net()`
             value = self.module.values.get(expr.value)
             if isinstance(value, cst.Call):
                 return self.project.created_class(value, self.module)
         return None
+
+    def _shadowing_parameter(self, name: str) -> bool:
+        """A parameter of the function being visited (or one around it) named `name`."""
+        return any(fn is not None and any(p.name == name for p in fn.params) for fn in self.stack)
 
     def forward_of(self, cls: ClassInfo | None) -> FunctionInfo | None:
         return self.project.method(cls, "forward") if cls is not None else None
@@ -313,6 +322,7 @@ class _EntryFinder(cst.CSTVisitor):
             self.called_at_once.add(id(func))
         if isinstance(func, cst.Name):
             self.named_calls.append((node, self.function))
+            self._note_passed_locals(node)
             if self.loop_items:  # `for fn in (f, g): run(fn, x)`: the values the loop passes
                 self.call_loop_items[id(node)] = dict(self.loop_items)
         self._reorderable(node)
@@ -469,7 +479,18 @@ class _EntryFinder(cst.CSTVisitor):
         items = self.call_loop_items.get(id(call), {})
         return items[arg.value] if isinstance(arg, cst.Name) and arg.value in items else (arg,)
 
+    def _note_passed_locals(self, call: cst.Call) -> None:
+        """`net = Net(); train(net)` in a function: what the locals a call passes hold there."""
+        if self.function is None:
+            return
+        held = {a.value.value: self.value_of(a.value.value) for a in call.args if isinstance(a.value, cst.Name)}
+        bound = {name: value for name, value in held.items() if isinstance(value, cst.Call)}
+        if bound:
+            self.call_locals[id(call)] = bound
+
     def _passed_value(self, arg, call: cst.Call, caller, node, fullgraph: bool, how: str) -> None:
+        if isinstance(arg, cst.Name) and arg.value in self.call_locals.get(id(call), {}):
+            arg = self.call_locals[id(call)][arg.value]  # `net = Net(); train(net)`: the instance made there
         made = isinstance(arg, cst.Call)  # `run(Model(), x)`: an instance made for the call
         if isinstance(arg, cst.Call):
             arg = arg.func

@@ -61,6 +61,8 @@ class Knowledge:
     strict_higher_order_functions: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
     # top-level package whose every function Dynamo skips -> the config flag that traces it
     skipped_packages: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # library class Dynamo skips -> the methods it defines (`assert*`: a prefix)
+    skipped_base_methods: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     # decorator -> {"breaks": {rule: gb code at the call}, "errors": [rule, ...]} (see the file)
     fake_run: Mapping[str, Mapping] = field(default_factory=lambda: MappingProxyType({}))
     # op name -> (its positional parameters, its keyword parameters), `name#` taking a number and
@@ -148,6 +150,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         callback_pairing_functions=frozenset(data.get("callback_pairing_functions") or ()),
         grad_mode_queries=frozenset(data.get("grad_mode_queries") or ()),
         skipped_packages=MappingProxyType(dict(data.get("skipped_packages") or {})),
+        skipped_base_methods=MappingProxyType({k: tuple(v) for k, v in (data.get("skipped_base_methods") or {}).items()}),
         gb_codes_by_callee=MappingProxyType(dict(data.get("gb_codes_by_callee") or {})),
         global_state_setters=MappingProxyType({k: str(v) for k, v in (data.get("global_state_setters") or {}).items()}),
         strict_higher_order_functions=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in

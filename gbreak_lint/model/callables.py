@@ -90,7 +90,8 @@ class Callables:
         while scope is not None:
             if name in self.bound_in(scope):
                 single = self.single_assignments(scope, receiver)
-                return (scope, single[name]) if name in single else None
+                value = single[name] if name in single else self.passed_once(scope, name, module)
+                return (scope, value) if value is not None else None
             scope = module.functions.get(scope.parent_function) if scope.parent_function else None
         return None
 
@@ -113,6 +114,25 @@ class Callables:
                 assigns = [(n, v) for n, v in assigns if not _is_none(v)]
             return {name: value for name, value in assigns if counts.get(name) == 1 and name not in params}
         return self.project.derived(f"single-assignments:{fn.qualname}:{skip_none}", find)
+
+    def passed_once(self, fn: FunctionInfo, name: str, module: ModuleIndex) -> cst.BaseExpression | None:
+        """What a module-level function's parameter holds when the module calls the function
+        once, by name, and the body never rebinds it: `main(_Case())` for `def main(self)`
+        (scripts and adapted tests hand the objects a `main()` works on in one call)."""
+        def find() -> cst.BaseExpression | None:
+            params = [p.name for p in fn.params]
+            if fn.parent_function or fn.class_qualname or name not in params or name in binding_counts(fn.node.body):
+                return None
+            calls = [c for c in find_all(module.parsed.module, (cst.Call,))
+                     if isinstance(c.func, cst.Name) and c.func.value == fn.name]
+            if len(calls) != 1:
+                return None
+            value = _argument(calls[0], params.index(name), name)
+            if isinstance(value, cst.Name):  # `model = Net(); main(model)` at module level
+                value = module.values.get(value.value) if value.value not in module.reassigned else None
+            # read in the function's scope: only what names nothing of the caller's (`Case()`)
+            return value if isinstance(value, cst.Call) and not _names_locals(value, module) else None
+        return self.project.derived(f"passed-once:{fn.qualname}:{name}", find)
 
     def _module_global(self, expr, module: ModuleIndex, function: FunctionInfo | None) -> TypeGuard[cst.Name]:
         """A bare name that is neither a parameter nor a local def of the enclosing functions."""
@@ -233,6 +253,10 @@ class Callables:
         qual = self.project.qualify(call.func, module, function)
         if qual in self.k.disable_decorators and positional and positional[0] is not None:
             return replace(positional[0], disabled="nonrecursive" if nonrecursive(call) else "recursive")
+        applied = call.func  # `torch._dynamo.disable(recursive=False)(fn)`: the decorator it returned, applied
+        if isinstance(applied, cst.Call) and self.project.qualify(applied.func, module, function) in self.k.disable_factories \
+                and all(a.keyword is not None for a in applied.args) and positional and positional[0] is not None:
+            return replace(positional[0], disabled="nonrecursive" if nonrecursive(applied) else "recursive")
         if qual in self.k.compile_functions and positional and positional[0] is not None:
             return positional[0]  # `cg = torch.compile(f)`: calling cg runs f (through torch.compile's wrapper)
         if qual == PARTIAL and positional and positional[0] is not None:
@@ -383,3 +407,28 @@ def nonrecursive(call: cst.Call) -> bool:
     """`torch.compiler.disable(fn, recursive=False)`."""
     return any(a.keyword is not None and a.keyword.value == "recursive" and isinstance(a.value, cst.Name)
                and a.value.value == "False" for a in call.args)
+
+
+def _argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
+    """The argument a call passes for a parameter (by keyword or position; not through `*`)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[:index + 1]):
+        return None
+    return positional[index].value if index < len(positional) else None
+
+
+def _names_locals(value: cst.Call, module: ModuleIndex) -> bool:
+    """Does an expression read a name the module does not bind (a caller's local)?"""
+    bound = set(module.values) | set(module.top_level) | set(module.imports)
+    return any(n.value not in bound for n in find_all(value, (cst.Name,)) if not _is_attribute_name(n, value))
+
+
+def _is_attribute_name(name: cst.Name, root: cst.CSTNode) -> bool:
+    """`attr` of `x.attr`, or a keyword's name: not a read of a variable."""
+    for node in find_all(root, (cst.Attribute, cst.Arg)):
+        if isinstance(node, cst.Attribute) and node.attr is name or isinstance(node, cst.Arg) and node.keyword is name:
+            return True
+    return False

@@ -583,17 +583,37 @@ class CauseMatcher:
         """`case.assertEqual(a, b)` of `case = unittest.TestCase()`: a method of an object whose
         class lives where Dynamo skips, which it will not inline (measured 2.13: GB0008
         "Attempted to inline function marked as skipped", resumed)."""
-        if not isinstance(node.func, cst.Attribute) or not self.check_enabled(CauseCheck.DISALLOWED_CALL):
+        method = self.skipped_method(node)
+        if method is None:
             return False
-        cls = self.b.resolver.library_class_of(node.func.value)
-        method = f"{cls}.{node.func.attr.value}" if cls is not None else None
-        if not self.env.skips(method):
-            return False
+        cls = method.rpartition(".")[0]
         rule = self.rule_for_check(CauseCheck.DISALLOWED_CALL)
         # a mock's attributes come from its `__getattr__`, which breaks at LOAD_ATTR: no resuming
         how = {"break_kind": BreakKind.INSTRUCTION} if cls in self.k.skipped_classes_with_new else {}
         self.b.emit_break(rule, node, detail=method, gb_code=rule.gb_code_when.get("skipped_method", rule.gb_code), **how)
         return True
+
+    def skipped_method(self, node: cst.Call) -> str | None:
+        """`case.assertEqual` (qualified by its library class) when the call is a method of an
+        object whose class lives where Dynamo skips."""
+        if not isinstance(node.func, cst.Attribute) or not self.check_enabled(CauseCheck.DISALLOWED_CALL):
+            return None
+        cls = self.b.resolver.library_class_of(node.func.value) or self._skipped_base(node.func)
+        method = f"{cls}.{node.func.attr.value}" if cls is not None else None
+        return method if self.env.skips(method) else None
+
+    def _skipped_base(self, func: cst.Attribute) -> str | None:
+        """`self.assertEqual(...)` in a `unittest.TestCase` subclass of the project (or on an
+        instance of one): a method no project class of it defines, so one of its library
+        bases does; the base, when every library base is one Dynamo skips."""
+        project = self.env.project
+        owner = self.b.resolver.class_of(func.value)
+        name = func.attr.value
+        if owner is None or project.method(owner, name) is not None or project.class_attribute(owner, name) is not None:
+            return None
+        bases = sorted(project.external_bases(owner) - {"builtins.object", "object"})
+        defining = [b for b in bases if _defines(self.k.skipped_base_methods.get(b, ()), name)]
+        return defining[0] if defining and all(self.env.skips(f"{b}.{name}") for b in bases) else None
 
     def _skipped_code(self, rule, qual: str) -> str | None:
         """A library class where Dynamo skips (`unittest.TestCase()`): its `__init__` is a
@@ -2440,3 +2460,8 @@ _NOT_CALLABLE = (int, float, bool, str, bytes, type(None), complex)
 # the synthetic frame of torch.compile's wrapper in a call chain (`f.<compile_wrapper@12:8>`):
 # a break below it nests through no frame, nested_graph_breaks on or off (checks.nested)
 COMPILE_WRAPPER_LABEL = "compile_wrapper"
+
+
+def _defines(methods: tuple[str, ...], name: str) -> bool:
+    """Is `name` one of a library class's methods (`assert*` naming a prefix)?"""
+    return any(name.startswith(m[:-1]) if m.endswith("*") else name == m for m in methods)

@@ -189,8 +189,7 @@ class FrameBuilder:
         fn = self.source
         never_returns = self.block(fn.node.body) and not self.returned
         uses_torch = self._uses_torch(fn.node.body)
-        events = self._unrebuildable_resumes(fn)
-        events = events if uses_torch or self._self_is_module() else self._tensorless_resumes(fn, events)
+        events = self._tensorless_resumes(fn, self._unrebuildable_resumes(fn), uses_torch)
         return FrameInfo(self.key, fn.name, fn.qualname, fn.path, fn.def_line, events,
                          is_generator=fn.is_generator or fn.is_async,
                          strict=self.causes.strict_decorator(fn), fullgraph_alone=self.causes.fullgraph_decorator(fn),
@@ -478,32 +477,39 @@ class FrameBuilder:
                 out[i] = replace(out[i], rebuilds_generator=key)
                 return
 
-    def _tensorless_resumes(self, fn: FunctionInfo, events: tuple[Event, ...]) -> tuple[Event, ...]:
-        """Mark the break points after which nothing live holds a tensor: Dynamo does not compile
-        such a resume function (convert_frame.has_tensor_in_frame), the rest runs eagerly. Live:
-        read by a later statement (`out = model(x)` then `out.logits.sum().backward()`, with
-        `out` a model output, leaves no tensor in the frame)."""
+    def _tensorless_resumes(self, fn: FunctionInfo, events: tuple[Event, ...], uses_torch: bool) -> tuple[Event, ...]:
+        """Mark the break points after which nothing live holds a tensor (a module `self`
+        counts): Dynamo does not compile such a resume function (convert_frame.has_tensor_in_frame)
+        unless its code names torch, the rest runs eagerly. Live: read by a later statement (`out
+        = model(x)` then `out.logits.sum().backward()`, with `out` a model output, leaves no
+        tensor in the frame)."""
         if not self.break_points:
             return events
+        module_self = self._self_is_module()
         statements = self._statements(fn)
-        tensors = self.scope.ever_tensors | set(self.key.tensor_params)
+        tensors = self.scope.ever_tensors | set(self.key.tensor_params) | ({"self"} if module_self else set())
         out = list(events)
         branch_rule = self.causes.rule_for_check(CauseCheck.DATA_DEPENDENT_BRANCH)
         branch = branch_rule.code if branch_rule is not None else None
         for i, node in self.break_points.items():
             span = out[i].span
-            if live_after(statements, span.line) & tensors:
+            _, holder, _, writes = next((s for s in reversed(statements) if s[0] <= span.line),
+                                        (0, None, frozenset(), frozenset()))
+            rest = self._read_after(holder, (span.end_line, span.end_column))
+            # what the statement itself assigns (`out = y.mul(h(y))`) is bound after the point,
+            # from a value computed there; the call's own result (`x = f(x)`) is on the stack
+            bound_later: frozenset[str] = frozenset() if _assigns(holder, node) else writes - rest
+            if (live_after(statements, span.line) - bound_later) & tensors:
                 continue
             # the call's result is on the resume function's stack: a tensor there counts too (a
             # branch's condition is not: the jump takes it, each way resumes on its own)
             if isinstance(node, cst.BaseExpression) and self.scope.is_tensor(node) and out[i].rule != branch:
                 continue
-            holder = next((s for at, s, _, _ in reversed(statements) if at <= span.line), None)
-            if self._read_after(holder, (span.end_line, span.end_column)) & tensors:
+            if rest & tensors:
                 continue
             # what the statement evaluated before the call waits on the stack (`x + h()`)
             if not any(self.scope.is_tensor(e) for e in pending_operands(holder, node)):
-                out[i] = replace(out[i], resume_has_tensors=False)
+                out[i] = replace(out[i], resume_live_tensors=False, resume_has_tensors=uses_torch)
         return tuple(out)
 
     def _read_after(self, stmt, end: tuple[int, int]) -> set[str]:
@@ -1293,11 +1299,31 @@ class FrameBuilder:
         """`@torch.compiler.disable` on a def inside compiled code calls the decorator there: a
         decorator that is itself a function Dynamo skips breaks at its line (measured 2.13: GB0007)."""
         if isinstance(decorator, cst.Call):
-            return  # `@deco(args)`: that call was classified with the expression
+            self._disable_factory_applied(decorator)  # `@deco(args)`: that call was classified with the expression
+            return
         qual = self.resolver.qualify(decorator)
         for rule in self.env.calls.get(qual or "", ()):
             if self.causes.rule_enabled(rule):
                 self.emit_break(rule, decorator, detail=(qual or "").rsplit(".", 1)[-1])
+                return
+
+    def _disable_factory_applied(self, factory: cst.Call) -> None:
+        """`@torch.compiler.disable(recursive=False)` on a def inside compiled code (or
+        `torch._dynamo.disable(reason=...)(fn)`): the call without the function broke already
+        (GB0007) and returned a decorator Dynamo skips too, so applying it breaks again at the
+        same line (measured 2.13: GB0007 for `recursive=False`'s function, GB0008 for the
+        DisableContext of a recursive disable)."""
+        qual = self.resolver.qualify(factory.func)
+        if qual is None or qual not in self.env.knowledge.disable_factories or any(
+                a.keyword is None or a.keyword.value == "fn" for a in factory.args):
+            return
+        recursive = next((a.value for a in factory.args if a.keyword and a.keyword.value == "recursive"), None)
+        how = "applied_nonrecursive_factory" if isinstance(recursive, cst.Name) and recursive.value == "False" \
+            else "applied_factory"
+        for rule in self.env.calls.get(qual, ()):
+            if self.causes.rule_enabled(rule):
+                self.emit_break(rule, factory, detail=qual.rsplit(".", 1)[-1],
+                                gb_code=self.env.knowledge.disable_gb_codes.get(how, rule.gb_code))
                 return
 
     def _comptime_body(self, decorator: cst.BaseExpression, fn: cst.FunctionDef | cst.Lambda) -> None:
@@ -1477,8 +1503,12 @@ class FrameBuilder:
                 self._wraps_unwrappable(node, CauseCheck.SPARSE_TENSOR_USE, cst.Module([]).code_for_node(func.value))
         elif not isinstance(func, cst.Name):
             self.expr(func)
+        arguments_from = len(self.events)
+        if isinstance(func, cst.Call):  # `torch._dynamo.disable(recursive=False)(fn)`
+            self._disable_factory_applied(func)
         for arg in node.args:
             self.expr(arg.value)
+        self._pending_method(node, arguments_from)
         self._forget_resized(node)
         if isinstance(func, cst.Name) and self.unwrappable.get(func.value) == CauseCheck.EMPTY_MODULE_USE:
             self.expr(func)  # `mod(x)` of an uninitialized module: the call wraps it and stops there
@@ -1503,6 +1533,36 @@ class FrameBuilder:
         self._stored_outside(node)
         self.contents.forget_changed(node, self.resolver.qualify(node.func))
         self.causes.classify_call(node)
+
+    def _pending_method(self, node: cst.Call, arguments_from: int) -> None:
+        """`x.mul(h(x))` with a break point among the arguments: a resume function starting
+        there gets the bound method from the stack. A bound C method of a tensor Dynamo wraps
+        as a skipped function, so calling it breaks again (measured 2.13: GB0007 at the call, in
+        `torch_dynamo_resume_in_f_at_N`, resumed; nested graph breaks too); `torch.mul(x, h(x))`,
+        module calls and tensor methods written in Python are rebuilt and do not. A method of a
+        class Dynamo skips (`self.assertTrue(h(x))`) is called there as a skipped function
+        too: GB0007, not the GB0008 of inlining it (model.trace skips that call after it)."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) \
+                or not any(e.kind in (EventKind.CALL, EventKind.BREAK) for e in self.events[arguments_from:]):
+            return
+        if func.attr.value not in self.env.knowledge.python_tensor_methods and self._holds_tensor(func.value) \
+                and self.causes.check_enabled(CauseCheck.PENDING_TENSOR_METHOD):
+            rule, detail = self.causes.rule_for_check(CauseCheck.PENDING_TENSOR_METHOD), func.attr.value
+        elif (skipped := self.causes.skipped_method(node)) is not None:
+            rule, detail = self.causes.rule_for_check(CauseCheck.DISALLOWED_CALL), skipped
+        else:
+            return
+        self.emit(EventKind.PENDING, node, rule=rule.code, gb_code=rule.gb_code, break_kind=BreakKind.RESUMABLE,
+                  detail=detail, input_from=arguments_from + 1)
+
+    def _holds_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A tensor value, a module's tensor attribute (`self.weight`) or a torch layer's
+        parameter (`self.fc.weight`) included."""
+        if self.scope.is_tensor(expr):
+            return True
+        return isinstance(expr, cst.Attribute) and (self.self_attribute_is_tensor(expr) or (
+            expr.attr.value in self.env.knowledge.layer_parameters and self.resolver.torch_layer(expr.value)))
 
     def _forget_resized(self, node: cst.Call) -> None:
         """`y.t_()`, `y.resize_(3)`, `torch.add(a, b, out=y)`: the call gives `y` another size
@@ -2188,3 +2248,9 @@ def _yields_on_exit(fn: cst.FunctionDef) -> bool:
 
 # methods putting a value into a container (kept past the frame when the container is)
 _CONTAINER_STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+
+
+def _assigns(statement, node) -> bool:
+    """Is `node` the very value a simple statement assigns (`x = f(x)`, `x += f(x)`)?"""
+    smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+    return any(isinstance(s, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and s.value is node for s in smalls)

@@ -79,6 +79,10 @@ class CallResolver:
         if isinstance(expr, cst.Name):
             if expr.value == "self" and self.cls is not None:
                 return self.cls
+            if expr.value == "self" and not self._binds("self"):
+                method = self._enclosing_method()
+                if method is not None:
+                    return method
             if expr.value in self.local_types:
                 return self.project.klass(self.local_types[expr.value])
             passed = self.arguments.get(expr.value)
@@ -125,6 +129,18 @@ class CallResolver:
             return self._library_class_made(enclosing[1], self.module, enclosing[0])
         value = self.module.values.get(expr.value) if expr.value not in self.module.reassigned else None
         return self._library_class_made(value, self.module, None)
+
+    def _enclosing_method(self) -> ClassInfo | None:
+        """The class of the method a nested function is written in, whose `self` it reads
+        (`def test_x(self): def fn(x): self.assertEqual(...)`)."""
+        fn = self.function
+        while fn is not None and fn.parent_function:
+            fn = self.project.function(fn.parent_function)
+            if fn is None or not any(p.name == "self" for p in fn.params) and "self" not in binding_counts(fn.node.body):
+                continue
+            is_method = fn.class_qualname and fn.params and fn.params[0].name == "self"
+            return self.project.klass(fn.class_qualname) if is_method else None
+        return None
 
     def _binds(self, name: str) -> bool:
         """Is `name` this function's own (a parameter, or bound somewhere in its body)?"""
@@ -532,8 +548,22 @@ class CallResolver:
         if cls is not None:  # a class held by a name: calling it runs its constructor
             return self._init_target(cls)
         fn = self.project.function(value.qualname)
-        return CallTarget(fn, False, captured=value.captured, bound=value.skip, constants=value.constants,
-                          disabled=value.disabled, transformed=value.transformed) if fn else None
+        return CallTarget(fn, False, self_class=self._closure_self_class(fn), captured=value.captured,
+                          bound=value.skip, constants=value.constants, disabled=value.disabled,
+                          transformed=value.transformed) if fn else None
+
+    def _closure_self_class(self, fn: FunctionInfo) -> str:
+        """A function this method defines reads the method's `self`: the instance's runtime
+        class, not the class the method is written in (`Child` overriding `Base.hook`, which
+        `Base.forward`'s closure calls)."""
+        if self.cls is None or self.function is None or not isinstance(self.function, FunctionInfo):
+            return ""
+        inner: FunctionInfo | None = fn
+        while inner is not None and inner.qualname != self.function.qualname:
+            if any(p.name == "self" for p in inner.params) or "self" in binding_counts(inner.node.body):
+                return ""  # its own `self` (`def outer(self): ...` inside forward)
+            inner = self.project.function(inner.parent_function) if inner.parent_function else None
+        return self.cls.qualname if inner is not None else ""
 
     def _constructor(self, func: cst.BaseExpression) -> CallTarget | None:
         """`Stats(x)` in compiled code: Dynamo inlines a user class's `__init__`, a module's

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from ..diagnostics import ChainLink
 from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, CauseCheck, EventKind, Fate, Outcome, StrictReason
 from .env import ModelEnv
+from .instance_values import reads_instance_values_between, reads_self_attributes
 from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
 from .values import PASSED_UNKNOWN, Const, Keywords
@@ -214,8 +215,12 @@ class Tracer:
         if seen is not None:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
+                same_values = any(_same_guards(v, values) for v in self.values_seen[code])
                 self.values_seen[code].add(values)
-                self._retrace(key, chain, entry, strict_entry)
+                self._retrace(key, chain, entry, strict_entry, reuse_resumes=same_values)
+            elif key.instance and key.instance not in seen and any(_same_guards(v, values) for v in self.values_seen[code]):
+                seen.add(key.instance)  # the frame's code is reused, its resume functions may not be
+                self._resumes_for_instance(key, chain, entry, strict_entry)
             elif not any(_same_guards(v, values) for v in self.values_seen[code]):
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[code])
@@ -245,7 +250,9 @@ class Tracer:
         self.reached.add(info.qualname)
         self._trace(info, chain, entry, strict_entry)
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
-            self._trace(info, chain, entry, strict_entry)
+            self._trace(info, chain, entry, strict_entry, reuse_resumes=True)
+        elif key.instance == "*":
+            self._resumes_for_instance(key, chain, entry, strict_entry)
 
     def _values_of_code(self, qualname: str) -> list[tuple]:
         """The values a code object was compiled for, in every cache holding it."""
@@ -286,7 +293,11 @@ class Tracer:
         passed: tuple[tuple[str, object], ...] = tuple(kv for kv in key.bindings if kv[0] in params)
         # the kind of object passed (a context manager, a generator) is guarded by its type
         passed += tuple(kv for kv in key.arguments if isinstance(kv[1], str) and kv[1] != PASSED_UNKNOWN)
-        return consts, key.attributes, key.training, key.cells, passed, self.global_state, key.shapes
+        # `self`'s type is guarded where the trace reads off `self`: a base's forward compiled
+        # for a subclass compiles again for the base
+        runtime = key.self_class or (fn.class_qualname if fn is not None else None) or ""
+        runtime = runtime if reads_self_attributes(self.env.project, key.qualname) else ""
+        return consts, key.attributes, key.training, key.cells, passed, self.global_state, runtime, key.shapes
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global
@@ -317,15 +328,48 @@ class Tracer:
         self.generalized = True
         return True
 
-    def _retrace(self, key: FrameKey, chain, entry: str, strict_entry: bool) -> None:
+    def _retrace(self, key: FrameKey, chain, entry: str, strict_entry: bool, reuse_resumes: bool = False) -> None:
         """A recompilation of a frame seen before (unknown code has no events: nothing to trace)."""
         info = self.env.frame(key)
         if info is not None:
-            self._trace(info, chain, entry, strict_entry)
+            self._trace(info, chain, entry, strict_entry, reuse_resumes)
 
-    def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool) -> None:
-        self._resumes(info, self._segment(info, _Resume(0, False), False, chain, entry, strict_entry),
-                      chain, entry, strict_entry)
+    def _trace(self, info: FrameInfo, chain, entry: str, strict_entry: bool, reuse_resumes: bool = False) -> None:
+        """`reuse_resumes`: a module's frame compiled again only for another instance holding
+        the same values; its resume functions, code objects of their own whose guards do not
+        pin the instance, run from the first instance's compilation unless they read a Python
+        value of the instance (model.instance_values)."""
+        after = self._segment(info, _Resume(0, False), False, chain, entry, strict_entry)
+        if reuse_resumes and after is not None:
+            after = self._first_recompiled_resume(info, after)
+        self._resumes(info, after, chain, entry, strict_entry)
+
+    def _resumes_for_instance(self, key: FrameKey, chain, entry: str, strict_entry: bool) -> None:
+        """Another instance runs a module's forward from the code compiled for the first (Dynamo
+        no longer specialises on instances): the resume functions after its first break are
+        compiled again where they read a Python value of the instance (measured 2.13: layers
+        whose sub-module reads `self.sliding` trace the break after it once per value)."""
+        info = self.env.frame(key)
+        if info is None or (info.qualname, Outcome.SKIPPED) in self.frames:
+            return
+        first = next((i for i, ev in enumerate(info.events) if ev.kind == EventKind.BREAK), None)
+        if first is not None:
+            resume = self._first_recompiled_resume(info, _Resume(first + 1, False))
+            self._resumes(info, resume, chain, entry, strict_entry)
+
+    def _first_recompiled_resume(self, info: FrameInfo, first: "_Resume") -> "_Resume | None":
+        """For another instance, the first resume function whose guards fail: one whose code up to
+        its break reads a Python value of the instance (model.instance_values); the ones before
+        it, and code after the frame's last break (no break to trace again), are reused."""
+        resume, start = first, info.events[first.at - 1].line
+        for i in range(first.at, len(info.events)):
+            ev = info.events[i]
+            if ev.kind != EventKind.BREAK:
+                continue
+            if reads_instance_values_between(self.env.project, info.key, start, ev.line):
+                return resume
+            resume, start = replace(resume, at=i + 1), ev.line
+        return None
 
     # -- one compilation -------------------------------------------------------------
     @staticmethod
@@ -375,6 +419,10 @@ class Tracer:
             if ev.kind == EventKind.CALL and ev.mode == CallMode.DEFERRED and ev.target is not None:
                 deferred.append(ev)
                 continue
+            if ev.kind == EventKind.PENDING and not (is_resume and resume.at >= ev.input_from):
+                continue  # the callee waits on the stack only in a resume function begun in its arguments
+            if is_resume and i == start and events[i - 1].kind == EventKind.PENDING and events[i - 1].span == ev.span:
+                continue  # the call that pending break made: done by the time this resume function runs
             if ev.kind == EventKind.BREAK and (self._captured(ev, strict_entry) or ev.inlined_only
                                                or self._empty_graph_skipped(info, ev, ops, strict_entry)
                                                or _behind(ev.condition, not_taken)
@@ -601,8 +649,13 @@ class Tracer:
             cut = next((d for d in range(level - 1, -1, -1) if path[d][1].kind == EventKind.CALL
                         and path[d][1].mode in ATTRIBUTE_CALLS), None)
             first = 0 if cut is None else cut + 1
-            if cut is None and not any(p.resume_has_tensors or p.condition for _f, p in path[:level + 1]):
+            compiled = _compiled_level(path[:level + 1])
+            if cut is None and compiled is None:
                 self._chain_eagerly(path[:level + 1], chain, entry)
+                return None
+            if cut is None and compiled:
+                self._chain_eagerly(path[:compiled], chain, entry)
+                self._resume_chain(path[compiled:level + 1], site_chain[:len(chain) + compiled], entry, strict_entry)
                 return None
             # (the getter itself, and the frames it calls, do resume: measured 2.13, a print
             # after the break in the getter is met in its resume function)
@@ -1056,3 +1109,13 @@ def _without_numbers(values: tuple) -> tuple:
     consts, *rest, shapes = values
     return (tuple((name, "<number>") if isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
                   else (name, c) for name, c in consts), *rest, tuple((name, len(s)) for name, s in shapes))
+
+
+def _compiled_level(levels) -> int | None:
+    """The outermost level of a nested break's chain whose resume function Dynamo compiles
+    (has_tensor_in_frame): the compiled frame's resume is handed every level's live values, so a
+    tensor live anywhere compiles the whole chain; else each level's resume runs eagerly until
+    one whose own code names torch is called, compiled from there down (measured 2.13)."""
+    if any(p.resume_live_tensors or p.condition for _f, p in levels):
+        return 0
+    return next((d for d, (_f, p) in enumerate(levels) if p.resume_has_tensors), None)

@@ -134,6 +134,9 @@ class Event:
     condition: str = ""  # the unknown `if` conditions the event lies behind in its frame
     # a resume function after this point gets a tensor, a module or torch (Dynamo compiles it)
     resume_has_tensors: bool = True
+    # ... a live tensor (or module) itself, torch's name aside: what a frame below the compiled one
+    # passes to the resume function of a nested break's chain
+    resume_live_tensors: bool = True
     closes_over: bool = False  # a generator expression reading the frame's own variables (cells)
     # a break only where a local is a graph input: in a resume function starting at or after
     # this event index, where the local was made (`a.unsqueeze_(2)` after a break); -1: always

@@ -1,0 +1,80 @@
+"""Which of a module's Python values a compilation after a break reads.
+
+Dynamo compiles a module's `forward` again for a second instance (see Tracer._recompiles), but a
+resume function is a code object of its own whose guards do not pin the instance: it is reused
+for the next layer of a ModuleList unless it specialised on a Python value the instances may
+hold differently (`self.sliding = layer_idx % 2 == 0`). Measured 2.13: identical layers trace a
+break after the first one once; layers reading such a value after it, once per value.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..index.project import ProjectIndex
+from ..walk import NESTED_SCOPES, find_all
+from ..index.symbols import ClassInfo
+from .types import FrameKey
+
+# read off every instance alike: the mode a whole model is put in
+SHARED_ATTRIBUTES = frozenset({"training"})
+MAX_DEPTH = 3  # methods and sub-modules followed from a segment
+
+
+def reads_instance_values_between(project: ProjectIndex, key: FrameKey, after: int, until: int | None) -> bool:
+    """Does the frame read, on lines after `after` up to `until` (None: the end), a Python value
+    its instance holds (`self.sliding`), itself or in a method or sub-module it calls there
+    (`self._mask(x)`, `self.attn(h)` whose forward reads its own)?"""
+    fn = project.function(key.qualname)
+    owner = key.self_class or (fn.class_qualname if fn is not None else None)
+    cls = project.klass(owner) if owner else None
+    if fn is None or cls is None:
+        return False
+    reads = project.derived(f"instance-value-reads:{key.qualname}:{owner}", lambda: _value_reads(project, fn, cls, 0))
+    return any(at > after and (until is None or at <= until) for at in reads)
+
+
+def _value_reads(project: ProjectIndex, fn, cls: ClassInfo, depth: int) -> tuple[int, ...]:
+    """Lines of `fn` reading an instance value, directly or through what it calls on `self`."""
+    anchor = (fn.node, fn.def_line)
+    module = project.modules[cls.module]
+    lines = []
+    for node in find_all(fn.node.body, (cst.Attribute,), skip=NESTED_SCOPES):
+        if not (isinstance(node.value, cst.Name) and node.value.value == "self") or node.attr.value in SHARED_ATTRIBUTES:
+            continue
+        if _reads_value(project, module, cls, node.attr.value, depth):
+            lines.append(fn.parsed.line(node, anchor))
+    return tuple(lines)
+
+
+def _reads_value(project: ProjectIndex, module, cls: ClassInfo, name: str, depth: int) -> bool:
+    """`self.<name>`: a Python value the instance holds (a call made it too: `bool(idx % 2)`,
+    `getattr(config, ...)`), or a method or sub-module reading one."""
+    method = project.method(cls, name)
+    if method is not None:
+        return depth < MAX_DEPTH and bool(_value_reads(project, method, cls, depth + 1))
+    found = project.class_attribute(cls, name)
+    if found is None:
+        return False
+    holder, value = found
+    if not isinstance(value, cst.Call):
+        return True
+    home = project.modules[holder.module]
+    made = project.created_class(value, home)
+    if made is not None:  # a sub-module of the project: what its forward reads of its own
+        forward = project.method(made, "forward")
+        return forward is not None and depth < MAX_DEPTH and bool(_value_reads(project, forward, made, depth + 1))
+    qual = project.qualify(value.func, home) or ""
+    return not qual.startswith("torch.")  # torch makes layers, parameters, buffers and tensors
+
+
+def reads_self_attributes(project: ProjectIndex, qualname: str) -> bool:
+    """Does a function (or a closure in it) read an attribute of `self` (a method looked up, a
+    value)? Only then does its trace depend on `self`'s type, which Dynamo guards (measured
+    2.13: a base's method compiled for one subclass instance is not compiled again for another
+    when it reads nothing off `self`; one calling `self.hook(...)` is)."""
+    fn = project.function(qualname)
+    if fn is None:
+        return False
+    return project.derived(f"reads-self-attributes:{qualname}", lambda: any(  # its closures' reads too
+        isinstance(node.value, cst.Name) and node.value.value == "self"
+        for node in find_all(fn.node.body, (cst.Attribute,), skip=(cst.ClassDef,))))
