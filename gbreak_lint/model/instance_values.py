@@ -56,15 +56,32 @@ def _reads_value(project: ProjectIndex, module, cls: ClassInfo, name: str, depth
     if found is None:
         return False
     holder, value = found
-    if not isinstance(value, cst.Call):
-        return True
     home = project.modules[holder.module]
-    made = project.created_class(value, home)
+    made = project.created_class(value, home) if isinstance(value, cst.Call) else None
     if made is not None:  # a sub-module of the project: what its forward reads of its own
         forward = project.method(made, "forward")
         return forward is not None and depth < MAX_DEPTH and bool(_value_reads(project, forward, made, depth + 1))
-    qual = project.qualify(value.func, home) or ""
-    return not qual.startswith("torch.")  # torch makes layers, parameters, buffers and tensors
+    if isinstance(value, cst.Call) and (project.qualify(value.func, home) or "").startswith("torch."):
+        return False  # torch makes layers, parameters, buffers and tensors
+    return _varies(project, holder, value, depth)
+
+
+def _varies(project: ProjectIndex, holder: ClassInfo, value: cst.BaseExpression, depth: int) -> bool:
+    """Can the value differ between instances? Only through a constructor argument read as a
+    value (`layer_idx % 2`, `config.layer_types[layer_idx]`): a literal, or what is read off a
+    shared config (`config.hidden_size`), is the same on every layer."""
+    init = project.method(holder, "__init__")
+    params = {p.name for p in init.params[1:]} if init is not None else set()
+    bases = {id(node.value) for node in find_all(value, (cst.Attribute,))}
+    for node in find_all(value, (cst.Name, cst.Attribute)):
+        if isinstance(node, cst.Name) and node.value in params and id(node) not in bases:
+            return True
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                and depth < MAX_DEPTH and node.attr.value != "training":
+            found = project.class_attribute(holder, node.attr.value)  # `self.sliding = self.layer_idx % 2`
+            if found is not None and not isinstance(found[1], cst.Call) and _varies(project, found[0], found[1], depth + 1):
+                return True
+    return False
 
 
 def reads_self_attributes(project: ProjectIndex, qualname: str) -> bool:
