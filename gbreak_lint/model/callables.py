@@ -15,6 +15,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
+from ..index.entries import call_argument
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
@@ -127,7 +128,7 @@ class Callables:
                      if isinstance(c.func, cst.Name) and c.func.value == fn.name]
             if len(calls) != 1:
                 return None
-            value = _argument(calls[0], params.index(name), name)
+            value = call_argument(calls[0], name, params.index(name))
             if isinstance(value, cst.Name):  # `model = Net(); main(model)` at module level
                 value = module.values.get(value.value) if value.value not in module.reassigned else None
             # read in the function's scope: only what names nothing of the caller's (`Case()`)
@@ -409,26 +410,10 @@ def nonrecursive(call: cst.Call) -> bool:
                and a.value.value == "False" for a in call.args)
 
 
-def _argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
-    """The argument a call passes for a parameter (by keyword or position; not through `*`)."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[:index + 1]):
-        return None
-    return positional[index].value if index < len(positional) else None
-
-
 def _names_locals(value: cst.Call, module: ModuleIndex) -> bool:
-    """Does an expression read a name the module does not bind (a caller's local)?"""
+    """Does an expression read a name the module does not bind (a caller's local)? (`attr` of
+    `x.attr` and a keyword's name are no reads.)"""
     bound = set(module.values) | set(module.top_level) | set(module.imports)
-    return any(n.value not in bound for n in find_all(value, (cst.Name,)) if not _is_attribute_name(n, value))
-
-
-def _is_attribute_name(name: cst.Name, root: cst.CSTNode) -> bool:
-    """`attr` of `x.attr`, or a keyword's name: not a read of a variable."""
-    for node in find_all(root, (cst.Attribute, cst.Arg)):
-        if isinstance(node, cst.Attribute) and node.attr is name or isinstance(node, cst.Arg) and node.keyword is name:
-            return True
-    return False
+    not_reads = {id(n.attr) if isinstance(n, cst.Attribute) else id(n.keyword)
+                 for n in find_all(value, (cst.Attribute, cst.Arg))}
+    return any(n.value not in bound for n in find_all(value, (cst.Name,)) if id(n) not in not_reads)

@@ -14,6 +14,7 @@ from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
 from .class_body import class_body_names
 from .class_members import missing_member
+from .callables import nonrecursive
 from .causes import CauseMatcher
 from .hop_inputs import HopInputs
 from .indexing import IndexReads, slice_bounds
@@ -1317,9 +1318,7 @@ class FrameBuilder:
         if qual is None or qual not in self.env.knowledge.disable_factories or any(
                 a.keyword is None or a.keyword.value == "fn" for a in factory.args):
             return
-        recursive = next((a.value for a in factory.args if a.keyword and a.keyword.value == "recursive"), None)
-        how = "applied_nonrecursive_factory" if isinstance(recursive, cst.Name) and recursive.value == "False" \
-            else "applied_factory"
+        how = "applied_nonrecursive_factory" if nonrecursive(factory) else "applied_factory"
         for rule in self.env.calls.get(qual, ()):
             if self.causes.rule_enabled(rule):
                 self.emit_break(rule, factory, detail=qual.rsplit(".", 1)[-1],
@@ -2163,6 +2162,8 @@ CAPTURED_SCALARS = "capture_scalar_outputs"
 _SCALAR_CONVERSIONS = frozenset({"bool", "int", "float"})
 # a module made under a computed name (`sys.modules[prefix + name] = ...`): any name may be it
 _COMPUTED_MODULE = re.compile(r"""(?:sys\.modules\[|ModuleType\()\s*[^\s"'\])]""")
+
+
 def out_argument(call: cst.Call) -> cst.BaseExpression | None:
     """The `out=` tensor (or tuple of tensors) a call writes, if any."""
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)

@@ -1,18 +1,18 @@
 """Which of a module's Python values a compilation after a break reads.
 
-Dynamo compiles a module's `forward` again for a second instance (see Tracer._recompiles), but a
-resume function is a code object of its own whose guards do not pin the instance: it is reused
-for the next layer of a ModuleList unless it specialised on a Python value the instances may
-hold differently (`self.sliding = layer_idx % 2 == 0`). Measured 2.13: identical layers trace a
-break after the first one once; layers reading such a value after it, once per value.
+A resume function is a code object of its own whose guards do not pin the module instance: the
+next layer of a ModuleList reuses it unless the code up to its next break specialised on a Python
+value the layers may hold differently (`self.sliding = layer_idx % 2 == 0`). Measured 2.13:
+identical layers trace a break after the first one once; layers reading such a value before it,
+once per value.
 """
 from __future__ import annotations
 
 import libcst as cst
 
 from ..index.project import ProjectIndex
-from ..walk import NESTED_SCOPES, find_all
 from ..index.symbols import ClassInfo
+from ..walk import NESTED_SCOPES, find_all
 from .types import FrameKey
 
 # read off every instance alike: the mode a whole model is put in
@@ -36,17 +36,16 @@ def reads_instance_values_between(project: ProjectIndex, key: FrameKey, after: i
 def _value_reads(project: ProjectIndex, fn, cls: ClassInfo, depth: int) -> tuple[int, ...]:
     """Lines of `fn` reading an instance value, directly or through what it calls on `self`."""
     anchor = (fn.node, fn.def_line)
-    module = project.modules[cls.module]
     lines = []
     for node in find_all(fn.node.body, (cst.Attribute,), skip=NESTED_SCOPES):
         if not (isinstance(node.value, cst.Name) and node.value.value == "self") or node.attr.value in SHARED_ATTRIBUTES:
             continue
-        if _reads_value(project, module, cls, node.attr.value, depth):
+        if _reads_value(project, cls, node.attr.value, depth):
             lines.append(fn.parsed.line(node, anchor))
     return tuple(lines)
 
 
-def _reads_value(project: ProjectIndex, module, cls: ClassInfo, name: str, depth: int) -> bool:
+def _reads_value(project: ProjectIndex, cls: ClassInfo, name: str, depth: int) -> bool:
     """`self.<name>`: a Python value the instance holds (a call made it too: `bool(idx % 2)`,
     `getattr(config, ...)`), or a method or sub-module reading one."""
     method = project.method(cls, name)
@@ -77,7 +76,7 @@ def _varies(project: ProjectIndex, holder: ClassInfo, value: cst.BaseExpression,
         if isinstance(node, cst.Name) and node.value in params and id(node) not in bases:
             return True
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
-                and depth < MAX_DEPTH and node.attr.value != "training":
+                and depth < MAX_DEPTH and node.attr.value not in SHARED_ATTRIBUTES:
             found = project.class_attribute(holder, node.attr.value)  # `self.sliding = self.layer_idx % 2`
             if found is not None and not isinstance(found[1], cst.Call) and _varies(project, found[0], found[1], depth + 1):
                 return True

@@ -136,7 +136,7 @@ class CallResolver:
         fn = self.function
         while fn is not None and fn.parent_function:
             fn = self.project.function(fn.parent_function)
-            if fn is None or not any(p.name == "self" for p in fn.params) and "self" not in binding_counts(fn.node.body):
+            if fn is None or "self" not in self.callables.bound_in(fn):
                 continue
             is_method = fn.class_qualname and fn.params and fn.params[0].name == "self"
             return self.project.klass(fn.class_qualname) if is_method else None
@@ -560,7 +560,7 @@ class CallResolver:
             return ""
         inner: FunctionInfo | None = fn
         while inner is not None and inner.qualname != self.function.qualname:
-            if any(p.name == "self" for p in inner.params) or "self" in binding_counts(inner.node.body):
+            if "self" in self.callables.bound_in(inner):
                 return ""  # its own `self` (`def outer(self): ...` inside forward)
             inner = self.project.function(inner.parent_function) if inner.parent_function else None
         return self.cls.qualname if inner is not None else ""

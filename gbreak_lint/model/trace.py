@@ -213,15 +213,15 @@ class Tracer:
             self._run_eagerly(key, chain, entry)
             return
         if seen is not None:
+            known = any(_same_guards(v, values) for v in self.values_seen[code])
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
-                same_values = any(_same_guards(v, values) for v in self.values_seen[code])
                 self.values_seen[code].add(values)
-                self._retrace(key, chain, entry, strict_entry, reuse_resumes=same_values)
-            elif key.instance and key.instance not in seen and any(_same_guards(v, values) for v in self.values_seen[code]):
+                self._retrace(key, chain, entry, strict_entry, reuse_resumes=known)
+            elif key.instance and key.instance not in seen and known:
                 seen.add(key.instance)  # the frame's code is reused, its resume functions may not be
                 self._resumes_for_instance(key, chain, entry, strict_entry)
-            elif not any(_same_guards(v, values) for v in self.values_seen[code]):
+            elif not known:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[code])
                 self.values_seen[code].add(values)
