@@ -72,13 +72,14 @@ class HookRegistry:
     they are registered on (`net.block.register_forward_hook(h)` -> "block")."""
 
     def __init__(self, project: ProjectIndex, callables: Callables):
+        self.project = project
         # registry key -> (kind, hook, the instance a loop over a named model registered it on:
-        # "" for any instance of the key's class)
-        self.hooks: dict[str, list[tuple[str, FnValue, str]]] = {}
+        # "" for any instance of the key's class, the module registering it)
+        self.hooks: dict[str, list[tuple[str, FnValue, str, str]]] = {}
         for module in project.mentioning(HOOK_MARKER):
             self._collect(project, callables, module)
 
-    def for_attribute(self, name: str, kind: str, owner: str = "", instance: str = "",
+    def for_attribute(self, name: str, kind: str, caller: str, owner: str = "", instance: str = "",
                       global_key: str | None = None, model: str = "") -> list[FnValue]:
         """Hooks on the module held under `name`, and those a loop over the sub-modules of a
         model (`for m in model.modules():`) registered on it: a child when the call is
@@ -88,14 +89,18 @@ class HookRegistry:
         registered on that very global: scripts of one repository reuse names such as `model`.
         `model`: which instance the loop's hooks must have been registered on (FrameKey.instance
         of the model running `self.name(...)`, or the instance called by name); a loop over
-        another instance of the same class does not hook this one."""
+        another instance of the same class does not hook this one. A hook found by the bare
+        attribute name counts only where one program can run both the registration and the
+        call (`caller`, the calling module): two scripts of a repository both naming a layer
+        `lin` do not hook each other's."""
         keys = [global_key or name]
         if owner:
             keys += [EVERY_MODULE + owner, EVERY_CHILD + owner]
         if instance:
             keys.append(EVERY_MODULE + instance)
-        return [fn for key in keys for k, fn, on in self.hooks.get(key, ())
-                if k == kind and (not on or not model or model == "*" or on == model)]
+        return [fn for key in keys for k, fn, on, where in self.hooks.get(key, ())
+                if k == kind and (not on or not model or model == "*" or on == model)
+                and (key != name or same_program(self.project, where, caller))]
 
     def _collect(self, project, callables: Callables, module) -> None:
         """The module's hook registrations, reading only the top-level definitions whose lines
@@ -137,7 +142,7 @@ def _top_definitions_holding(spans: list, lines: list[int]) -> list[tuple[int, i
 class _HookCalls(cst.CSTVisitor):
     """`<owner>.register_forward_hook(fn)` calls of one module, with the function each is in."""
 
-    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue, str]]],
+    def __init__(self, callables: Callables, module, hooks: dict[str, list[tuple[str, FnValue, str, str]]],
                  by_node: dict[cst.CSTNode, FunctionInfo | None]):
         self.callables, self.module, self.hooks = callables, module, hooks
         self.by_node = by_node
@@ -188,11 +193,28 @@ class _HookCalls(cst.CSTVisitor):
             hook = UNKNOWN_HOOK  # that there is one is enough: the call breaks (a lambda, a bound method)
         if hook is None or name is None:
             return
-        self.hooks.setdefault(name, []).append((kind, hook, looped[1] if looped is not None else ""))
+        where = self.module.name
+        self.hooks.setdefault(name, []).append((kind, hook, looped[1] if looped is not None else "", where))
         if looped is None:
             held = global_hook_key(self.callables.project, self.module, self.stack[-1], owner)
             if held is not None:  # a module-level instance: called by its name, only it has the hook
-                self.hooks.setdefault(held, []).append((kind, hook, ""))
+                self.hooks.setdefault(held, []).append((kind, hook, "", where))
+
+
+def same_program(project: ProjectIndex, first: str, second: str) -> bool:
+    """Can one program run code of both modules: one imports the other (directly or through
+    others), or a third module imports both (a training script importing its model and a
+    helper registering hooks on it)? Importers are looked for among the modules naming the
+    first one's last component, so a repository scan reads only those."""
+    if first == second:
+        return True
+    reach = project.derived(f"import-closure:{first}", lambda: project.import_closure(first))
+    if second in reach or first in project.derived(f"import-closure:{second}", lambda: project.import_closure(second)):
+        return True
+    leaf = first.rpartition(".")[2]
+    return any(first in closure and second in closure for closure in (
+        project.derived(f"import-closure:{m.name}", lambda m=m: project.import_closure(m.name))
+        for m in project.mentioning(leaf) if m.name not in (first, second)))
 
 
 def global_hook_key(project: ProjectIndex, module, function: FunctionInfo | None,

@@ -1107,7 +1107,8 @@ class CauseMatcher:
         called = resolver.class_of(func) if isinstance(func, cst.Name) else None
         held = global_hook_key(self.env.project, self.b.module, self.b.function, func)
         model = self.b.key.instance if on_self else resolver.instance_name(func) if called is not None else ""
-        hooks = self.env.hooks.for_attribute(name, kind, owner, called.qualname if called is not None else "", held,
+        hooks = self.env.hooks.for_attribute(name, kind, self.b.module.name, owner,
+                                             called.qualname if called is not None else "", held,
                                              model if self._built_instance(model) else "")
         if not hooks or not (self.b.resolver.torch_layer(func) or self.b._is_module_call(node)
                              or self._passed_to_constructor(func)):

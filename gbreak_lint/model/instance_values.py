@@ -19,6 +19,10 @@ from .types import FrameKey
 SHARED_ATTRIBUTES = frozenset({"training"})
 MAX_DEPTH = 3  # methods and sub-modules followed from a segment
 
+# The constructor parameters of one class (by qualname) that can differ between its instances;
+# None: any of them can (the layer itself, made by a caller we do not follow).
+Varying = tuple[str, frozenset[str]] | None
+
 
 def reads_instance_values_between(project: ProjectIndex, key: FrameKey, after: int, until: int | None) -> bool:
     """Does the frame read, on lines after `after` up to `until` (None: the end), a Python value
@@ -29,48 +33,72 @@ def reads_instance_values_between(project: ProjectIndex, key: FrameKey, after: i
     cls = project.klass(owner) if owner else None
     if fn is None or cls is None:
         return False
-    reads = project.derived(f"instance-value-reads:{key.qualname}:{owner}", lambda: _value_reads(project, fn, cls, 0))
+    reads = project.derived(f"instance-value-reads:{key.qualname}:{owner}", lambda: _value_reads(project, fn, cls, 0, None))
     return any(at > after and (until is None or at <= until) for at in reads)
 
 
-def _value_reads(project: ProjectIndex, fn, cls: ClassInfo, depth: int) -> tuple[int, ...]:
+def _value_reads(project: ProjectIndex, fn, cls: ClassInfo, depth: int, varying: Varying) -> tuple[int, ...]:
     """Lines of `fn` reading an instance value, directly or through what it calls on `self`."""
     anchor = (fn.node, fn.def_line)
     lines = []
     for node in find_all(fn.node.body, (cst.Attribute,), skip=NESTED_SCOPES):
         if not (isinstance(node.value, cst.Name) and node.value.value == "self") or node.attr.value in SHARED_ATTRIBUTES:
             continue
-        if _reads_value(project, cls, node.attr.value, depth):
+        if _reads_value(project, cls, node.attr.value, depth, varying):
             lines.append(fn.parsed.line(node, anchor))
     return tuple(lines)
 
 
-def _reads_value(project: ProjectIndex, cls: ClassInfo, name: str, depth: int) -> bool:
+def _reads_value(project: ProjectIndex, cls: ClassInfo, name: str, depth: int, varying: Varying) -> bool:
     """`self.<name>`: a Python value the instance holds (a call made it too: `bool(idx % 2)`,
     `getattr(config, ...)`), or a method or sub-module reading one."""
     method = project.method(cls, name)
     if method is not None:
-        return depth < MAX_DEPTH and bool(_value_reads(project, method, cls, depth + 1))
+        return depth < MAX_DEPTH and bool(_value_reads(project, method, cls, depth + 1, varying))
     found = project.class_attribute(cls, name)
     if found is None:
         return False
     holder, value = found
     home = project.modules[holder.module]
     made = project.created_class(value, home) if isinstance(value, cst.Call) else None
-    if made is not None:  # a sub-module of the project: what its forward reads of its own
+    if made is not None and isinstance(value, cst.Call):  # a sub-module of the project: what its forward reads of its own
         forward = project.method(made, "forward")
-        return forward is not None and depth < MAX_DEPTH and bool(_value_reads(project, forward, made, depth + 1))
+        if forward is None or depth >= MAX_DEPTH:
+            return False
+        passed = _varying_arguments(project, made, value, holder, depth, varying)
+        return bool(_value_reads(project, forward, made, depth + 1, passed))
     if isinstance(value, cst.Call) and (project.qualify(value.func, home) or "").startswith("torch."):
         return False  # torch makes layers, parameters, buffers and tensors
-    return _varies(project, holder, value, depth)
+    return _varies(project, holder, value, depth, varying)
 
 
-def _varies(project: ProjectIndex, holder: ClassInfo, value: cst.BaseExpression, depth: int) -> bool:
+def _varying_arguments(project: ProjectIndex, made: ClassInfo, call: cst.Call, holder: ClassInfo,
+                       depth: int, varying: Varying) -> Varying:
+    """The constructor parameters of a sub-module that can differ between the holder's
+    instances: those the holder passes a varying value (`Attention(config, layer_idx)` passes
+    `layer_idx`; `RMSNorm(config.hidden_size, eps=config.rms_norm_eps)` passes nothing that
+    differs, so every layer's norm reads the same `eps`)."""
+    init = project.method(made, "__init__")
+    if init is None or init.class_qualname is None:
+        return None
+    if any(arg.star for arg in call.args):
+        return None  # `Block(*args)`: which parameter gets what is not written down
+    positional = [p.name for p in init.params[1:] if p.kind == "positional"]
+    passed = [(name, arg.value) for name, arg in zip(positional, [a for a in call.args if a.keyword is None])]
+    passed += [(arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None]
+    return init.class_qualname, frozenset(
+        name for name, expr in passed if _varies(project, holder, expr, depth + 1, varying))
+
+
+def _varies(project: ProjectIndex, holder: ClassInfo, value: cst.BaseExpression, depth: int, varying: Varying) -> bool:
     """Can the value differ between instances? Only through a constructor argument read as a
-    value (`layer_idx % 2`, `config.layer_types[layer_idx]`): a literal, or what is read off a
-    shared config (`config.hidden_size`), is the same on every layer."""
+    value (`layer_idx % 2`, `config.layer_types[layer_idx]`) that the instance's maker passes
+    differently (`varying`): a literal, or what is read off a shared config
+    (`config.hidden_size`), is the same on every layer."""
     init = project.method(holder, "__init__")
     params = {p.name for p in init.params[1:]} if init is not None else set()
+    if varying is not None and init is not None and varying[0] == init.class_qualname:
+        params &= varying[1]
     bases = {id(node.value) for node in find_all(value, (cst.Attribute,))}
     for node in find_all(value, (cst.Name, cst.Attribute)):
         if isinstance(node, cst.Name) and node.value in params and id(node) not in bases:
@@ -78,7 +106,7 @@ def _varies(project: ProjectIndex, holder: ClassInfo, value: cst.BaseExpression,
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
                 and depth < MAX_DEPTH and node.attr.value not in SHARED_ATTRIBUTES:
             found = project.class_attribute(holder, node.attr.value)  # `self.sliding = self.layer_idx % 2`
-            if found is not None and not isinstance(found[1], cst.Call) and _varies(project, found[0], found[1], depth + 1):
+            if found is not None and not isinstance(found[1], cst.Call) and _varies(project, found[0], found[1], depth + 1, varying):
                 return True
     return False
 
