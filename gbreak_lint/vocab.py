@@ -125,6 +125,7 @@ class CauseCheck(Vocab):
     OPAQUE_OBJECT_METHOD = "opaque_object_method"  # a method of an object Dynamo cannot trace (a file)
     EAGER_COMPREHENSION = "eager_comprehension"  # a comprehension compiled alone over a real iterator
     FAKE_RUN_BREAK = "fake_run_break"  # an allow_in_graph / nonstrict_trace function fake tensors cannot pass
+    OPAQUE_OBJECT_ARGUMENT = "opaque_object_argument"  # an allow_in_graph / nonstrict_trace function given an object
     FAKE_RUN_ERROR = "fake_run_error"  # an allow_in_graph function runs an op fake tensors cannot run at all
     UNINITIALIZED_MODULE = "uninitialized_module"  # nn.Module.__init__ in a constructor compiled alone
     BUFFER_REASSIGN = "buffer_reassign"  # `self.buf = self.buf.to(...)` on an nn.Buffer attribute

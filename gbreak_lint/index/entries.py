@@ -165,11 +165,31 @@ class _EntryFinder(cst.CSTVisitor):
         names = [r.value for r in rows or () if isinstance(r, cst.Name)]
         if not rows or len(names) != len(rows) or not set(names) <= {"True", "False"} \
                 or loop_name in self.branching_loops:  # (`if fullgraph: continue` skips some rows)
-            return (self.fullgraph(call),)
+            passed = self._passed_flags(loop_name) if rows is None else None
+            return passed or (self.fullgraph(call),)
         if not self._called_in_loop(compiled, self.loop_nodes[loop_name]):
             return (names[-1] == "True",)
         # in the loop's order: a cache entry a plain compile leaves serves a fullgraph one after it
         return tuple(dict.fromkeys(name == "True" for name in names))
+
+    def _passed_flags(self, name: str) -> tuple[bool, ...] | None:
+        """The True/False values the module's calls of the enclosing function pass for its
+        parameter `name`, in call order (`def check(fullgraph): ...` run as
+        `for fullgraph in (True, False): check(fullgraph)`, a test parametrised by hand): each
+        call compiles anew. None unless every call's value is written down."""
+        fn = self.function
+        position = next((i for i, p in enumerate(fn.params) if p.name == name), None) if fn is not None else None
+        if fn is None or position is None or fn.class_qualname is not None or fn.params[position].kind != "positional":
+            return None
+        values: list[bool] = []
+        for loop, call in _calls_by_name(self.module.parsed.module, fn.name):
+            arg = call_argument(call, name, position)
+            rows = loop_items(loop).get(arg.value, ()) if loop is not None and isinstance(arg, cst.Name) else ()
+            written = rows or ((arg,) if arg is not None else ())
+            if not written or not all(isinstance(v, cst.Name) and v.value in ("True", "False") for v in written):
+                return None
+            values += [v.value == "True" for v in written]  # type: ignore[attr-defined]
+        return tuple(dict.fromkeys(values)) or None
 
     def _called_in_loop(self, compiled: cst.Call, loop: cst.For) -> bool:
         """Is the compiled function called in the loop that makes it: at once, or by the name it
@@ -267,7 +287,8 @@ class _EntryFinder(cst.CSTVisitor):
         elif isinstance(expr, cst.Call):
             qual = self.qualify(expr.func)
             if self.is_compile(qual) and (not expr.args or expr.args[0].keyword is not None):
-                self.add(fn, expr, self.fullgraph(expr), "decorator")
+                for fullgraph in self.fullgraph_settings(expr, expr):
+                    self.add(fn, expr, fullgraph, "decorator")
             elif self.is_optimize(qual):
                 self.add(fn, expr, self.optimize_fullgraph(qual, expr), "torch._dynamo.optimize decorator")
 
@@ -549,6 +570,29 @@ def called_at_once(span: Span) -> str:
     """The `called_as` of a compile call called at once: where it is, start and end (a name
     never has '@'; `torch.compile(backend=b)` and `torch.compile(backend=b)(f)` start together)."""
     return f"{CALLED_AT_ONCE}{span.line}:{span.column}-{span.end_line}:{span.end_column}"
+
+
+def _calls_by_name(module: cst.Module, name: str) -> list[tuple[cst.For | None, cst.Call]]:
+    """Calls `name(...)` at module level or in a function, each with the `for` loop directly
+    around it (if any)."""
+    found: list[tuple[cst.For | None, cst.Call]] = []
+
+    class Calls(cst.CSTVisitor):
+        def __init__(self):
+            self.loops: list[cst.For | None] = [None]
+
+        def visit_For(self, node: cst.For) -> None:
+            self.loops.append(node)
+
+        def leave_For(self, node: cst.For) -> None:
+            self.loops.pop()
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == name:
+                found.append((self.loops[-1], node))
+
+    module.visit(Calls())
+    return found
 
 
 def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseExpression | None:

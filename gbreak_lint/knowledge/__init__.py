@@ -156,7 +156,8 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         strict_higher_order_functions=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in
                                                         (data.get("strict_higher_order_functions") or {}).items()}),
         fake_run=MappingProxyType({k: MappingProxyType({"breaks": MappingProxyType(dict(v.get("breaks") or {})),
-                                                        "errors": frozenset(v.get("errors") or ())})
+                                                        "errors": frozenset(v.get("errors") or ()),
+                                                        "arguments": MappingProxyType(dict(v.get("arguments") or {}))})
                                    for k, v in (data.get("fake_run") or {}).items()}),
         number_parameters=MappingProxyType({op: (tuple(v["positional"]), tuple(v["keywords"]))
                                             for op, v in (data.get("number_parameters") or {}).items()}),

@@ -23,6 +23,7 @@ from .held_objects import HeldValues
 from .class_body import class_body_values
 from .instances import built_at_top, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
+from .opaque_arguments import argument_kind
 from .partials import partial_bindings, through_partials
 from .resolve import CallTarget
 from .side_effects import declared_outer
@@ -1128,7 +1129,7 @@ class CauseMatcher:
         if self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
             key = self.frame_key(target, node)
             self.env.frame(key)  # its return type, not its breaks
-            if self._fake_run(node, fn, key):
+            if self._object_argument(node, fn, key) or self._fake_run(node, fn, key):
                 return
             if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
                 self.b.emit(EventKind.OP, node)
@@ -1349,6 +1350,20 @@ class CauseMatcher:
             return False
         gb_code = table["breaks"].get(cause, rule.gb_code)
         self.b.emit_break(rule, node, gb_code=gb_code, detail=cause, target=None if error else key)
+        return True
+
+    def _object_argument(self, node: cst.Call, fn: FunctionInfo, key: FrameKey) -> bool:
+        """allow_in_graph / nonstrict_trace given an argument a graph node cannot take (an
+        object of the project, a module, None: knowledge fake_run `arguments`): the graph
+        breaks at the call, the function then compiled as a frame of its own."""
+        table = self._fake_run_table(fn)
+        kinds = table["arguments"] if table is not None else {}
+        rule = self.rule_for_check(CauseCheck.OPAQUE_OBJECT_ARGUMENT) if kinds else None
+        kind = next((k for arg in node.args if (k := argument_kind(self.env.project, self.b.resolver, arg)) in kinds),
+                    None) if rule is not None else None
+        if rule is None or kind is None:
+            return False
+        self.b.emit_break(rule, node, gb_code=kinds[kind], detail=fn.name, target=key)
         return True
 
     def _object_output(self, key: FrameKey, table) -> bool:
