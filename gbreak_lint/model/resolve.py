@@ -112,8 +112,18 @@ class CallResolver:
             if found is None:
                 return None
             holder, value = found
-            return self._instantiated_in(value, holder) or self._inferred(value, holder, expr.attr.value)
+            return self._instantiated_in(value, holder) or self._inferred(value, holder, expr.attr.value) \
+                or self._constructed_class(holder, value)
         return None
+
+    def _constructed_class(self, holder: ClassInfo, value: cst.BaseExpression) -> ClassInfo | None:
+        """`self.model = model` of an `__init__` parameter: the project class the holder's
+        single construction passes (`Trainer(Net())`, `net = Net(); Trainer(net)`)."""
+        init = self.project.method(holder, "__init__")
+        if not isinstance(value, cst.Name) or init is None or all(p.name != value.value for p in init.params):
+            return None
+        found = constructed_argument(self.project, self.callables, holder, value.value)
+        return self.project.created_class(*found) if found is not None else None
 
     def library_class_of(self, expr: cst.BaseExpression) -> str | None:
         """The library class (qualified name) an instance was made by: a local, a name the
