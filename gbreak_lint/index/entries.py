@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, TypeGuard
 
 import libcst as cst
@@ -43,6 +43,7 @@ class EntryPoint:
     dynamic: bool = False  # `torch.compile(..., dynamic=True)`: sizes and ints traced as symbols
     isolated: bool = False  # `torch.compile(..., isolate_recompiles=True)`: a code cache of its own
     training: bool | None = None  # the compiled module instance's mode, when the program tells it
+    call_lines: tuple[int, ...] = ()  # where the module calls it by `called_as` (empty: not known)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class ConfigSet:
     value: bool
     path: str
     line: int
+    # lines of `path` the setting holds in (a `with config.patch(...)` block, a function a patch
+    # decorates); None: from here on, for the whole program
+    scope: tuple[int, int] | None = None
 
 
 class _EntryFinder(cst.CSTVisitor):
@@ -85,6 +89,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.branching_loops: set[str] = set()  # loop names whose body has an `if`, `continue` or `break`
         self.call_loop_items: dict[int, dict[str, tuple[cst.BaseExpression, ...]]] = {}  # id(call) -> at the call
         self.call_locals: dict[int, dict[str, cst.Call]] = {}  # id(call) -> locals it passes bound to a call
+        self.patch_scopes: dict[int, tuple[int, int]] = {}  # id(decorator / with item call) -> lines it covers
         self._switches: Switches | None = None
 
     # -- helpers ---------------------------------------------------------------------
@@ -171,6 +176,15 @@ class _EntryFinder(cst.CSTVisitor):
             return (names[-1] == "True",)
         # in the loop's order: a cache entry a plain compile leaves serves a fullgraph one after it
         return tuple(dict.fromkeys(name == "True" for name in names))
+
+    def call_lines(self, name: str) -> tuple[int, ...]:
+        """Lines of the module's calls `name(...)`, and of the calls of a function making one
+        (`def run(): f(x)` called as `run()` inside a `with config.patch(...)`)."""
+        def calls(of: str):
+            return [(call, fn) for call, fn in self.named_calls if isinstance(call.func, cst.Name) and call.func.value == of]
+        direct = calls(name)
+        callers = {fn.name for _, fn in direct if fn is not None and fn.name != name}
+        return tuple(sorted({self.line(call) for call, _ in direct + [c for n in callers for c in calls(n)]}))
 
     def _passed_flags(self, name: str) -> tuple[bool, ...] | None:
         """The True/False values the module's calls of the enclosing function pass for its
@@ -264,7 +278,10 @@ class _EntryFinder(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.by_node.get(node)
-        for dec in node.decorators:
+        span = self.module.parsed.span(node)
+        first = min([span.line] + [self.line(dec) for dec in node.decorators])
+        for dec in node.decorators:  # a patch decorating the compiled function itself holds too
+            self.patch_scopes[id(dec.decorator)] = (first, span.end_line)
             self._decorator(fn, dec.decorator)
         self.stack.append(fn)
         self.local_types.append({})
@@ -293,6 +310,11 @@ class _EntryFinder(cst.CSTVisitor):
                 self.add(fn, expr, self.optimize_fullgraph(qual, expr), "torch._dynamo.optimize decorator")
 
     # -- statements ------------------------------------------------------------------
+    def visit_With(self, node: cst.With) -> None:
+        span = self.module.parsed.span(node)
+        for item in node.items:
+            self.patch_scopes[id(item.item)] = (span.line, span.end_line)
+
     def visit_For(self, node: cst.For) -> None:
         items = loop_items(node, lambda name: self.local_values[-1].get(name) or self.module.values.get(name))
         self.loop_items.update(items)
@@ -397,7 +419,8 @@ class _EntryFinder(cst.CSTVisitor):
             if name == REORDERABLE_CONFIG:
                 self._reorderable_set(value, node)  # `patch(reorderable_logging_functions={print})`
             if name in self.k.config_flags and isinstance(value, cst.Name) and value.value in ("True", "False"):
-                self.configs.append(ConfigSet(name, value.value == "True", self.module.path, self.line(node)))
+                self.configs.append(ConfigSet(name, value.value == "True", self.module.path, self.line(node),
+                                              self.patch_scopes.get(id(node))))
 
     def _mock_patched(self, node: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
         """(flag, value) of `patch.object(<a Dynamo config module>, "flag", value)`."""
@@ -746,6 +769,8 @@ def walk_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleInde
     finder = _EntryFinder(project, knowledge, module)
     walk(module.parsed.module, finder)
     finder.add_passed_functions()
+    finder.entries = [replace(e, call_lines=finder.call_lines(e.called_as)) if e.called_as else e
+                      for e in finder.entries]
     compiled = [fn for fn in map(project.function, (e.function for e in finder.entries)) if fn is not None]
     flag_set = any(c.flag == COMPILED_AUTOGRAD_FLAG and c.value for c in finder.configs)
     finder.entries += compiled_autograd_entries(

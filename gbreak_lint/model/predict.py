@@ -157,6 +157,7 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
     component = component if component is not None else _import_components(project)
     start = frozenset(name for name, on in defaults if on)
     flags = _flags_by_component(project, configs, component, start)
+    scoped = tuple(cfg for cfg in configs if cfg.scope is not None)
     groups: dict[tuple, list[EntryPoint]] = {}
     for entry in entries:
         fn = entry_function(project, entry)
@@ -164,9 +165,28 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
             continue
         program = component.get(fn.module, -1)
         library = entry.how in LIBRARY_ENTRY_KINDS
-        groups.setdefault((library, program, fn.path if library else ""), []).append(entry)
-    return tuple(Task(tuple(sorted(group, key=_entry_order)), flags.get(program, start), library)
-                 for (library, program, _), group in sorted(groups.items()))
+        under = tuple((cfg.flag, cfg.value) for cfg in scoped
+                      if component.get(project.by_path.get(cfg.path, ""), -2) == program and _runs_under(entry, cfg))
+        groups.setdefault((library, program, fn.path if library else "", under), []).append(entry)
+    return tuple(Task(tuple(sorted(group, key=_entry_order)), _with_settings(flags.get(program, start), under), library)
+                 for (library, program, _, under), group in sorted(groups.items()))
+
+
+def _runs_under(entry: EntryPoint, cfg: ConfigSet) -> bool:
+    """Is the compiled code traced while a scoped config patch holds: compiled or called
+    inside its lines (a `with` block, a decorated function)? A compiled function whose calls
+    are not known counts as under it, as a program-wide setting does."""
+    first, last = cfg.scope or (0, 0)
+    if not entry.call_lines:
+        return True
+    return cfg.path == entry.path and any(first <= line <= last for line in (entry.line, *entry.call_lines))
+
+
+def _with_settings(flags: frozenset, settings: tuple[tuple[str, bool], ...]) -> frozenset:
+    current = set(flags)
+    for flag, on in settings:
+        (current.add if on else current.discard)(flag)
+    return frozenset(current)
 
 
 def _entry_order(entry: EntryPoint) -> tuple:
@@ -373,7 +393,7 @@ def _flags_by_component(project: ProjectIndex, configs: tuple[ConfigSet, ...],
     flags: dict[int, set[str]] = {}
     for cfg in configs:
         name = project.by_path.get(cfg.path)
-        if name is None:
+        if name is None or cfg.scope is not None:  # scoped ones: per entry (_runs_under)
             continue
         if name not in component:
             continue
