@@ -187,23 +187,31 @@ class _EntryFinder(cst.CSTVisitor):
         return tuple(sorted({self.line(call) for call, _ in direct + [c for n in callers for c in calls(n)]}))
 
     def _passed_flags(self, name: str) -> tuple[bool, ...] | None:
-        """The True/False values the module's calls of the enclosing function pass for its
-        parameter `name`, in call order (`def check(fullgraph): ...` run as
+        """The True/False values the calls of the enclosing function pass for its parameter
+        `name`, in call order (`def check(fullgraph): ...` run as
         `for fullgraph in (True, False): check(fullgraph)`, a test parametrised by hand): each
-        call compiles anew. None unless every call's value is written down."""
+        call compiles anew. Calls are looked for where the function's name is bound (the body
+        of the function defining it, else the module). A value not written down counts as the
+        parameter's default (False without one); None when no call tells anything."""
         fn = self.function
-        position = next((i for i, p in enumerate(fn.params) if p.name == name), None) if fn is not None else None
-        if fn is None or position is None or fn.class_qualname is not None or fn.params[position].kind != "positional":
+        param = next((p for p in fn.params if p.name == name), None) if fn is not None else None
+        if fn is None or param is None or fn.class_qualname is not None or param.kind not in ("positional", "keyword_only"):
             return None
+        position = fn.params.index(param) if param.kind == "positional" else None
+        parent = self.project.function(fn.parent_function) if fn.parent_function else None
         values: list[bool] = []
-        for loop, call in _calls_by_name(self.module.parsed.module, fn.name):
+        unknown = False
+        for loops, call in _calls_by_name(parent.node if parent is not None else self.module.parsed.module, fn.name):
             arg = call_argument(call, name, position)
-            rows = loop_items(loop).get(arg.value, ()) if loop is not None and isinstance(arg, cst.Name) else ()
-            written = rows or ((arg,) if arg is not None else ())
-            if not written or not all(isinstance(v, cst.Name) and v.value in ("True", "False") for v in written):
-                return None
-            values += [v.value == "True" for v in written]  # type: ignore[attr-defined]
-        return tuple(dict.fromkeys(values)) or None
+            rows = next((items[arg.value] for items in map(loop_items, reversed(loops))
+                         if isinstance(arg, cst.Name) and arg.value in items), ()) if arg is not None else ()
+            written = rows or ((arg,) if arg is not None else (param.default,) if param.default is not None else ())
+            known = [v.value == "True" for v in written if isinstance(v, cst.Name) and v.value in ("True", "False")]
+            unknown |= not written or len(known) != len(written)
+            values += known
+        if not values:
+            return None
+        return tuple(dict.fromkeys(values + [False] * unknown))
 
     def _called_in_loop(self, compiled: cst.Call, loop: cst.For) -> bool:
         """Is the compiled function called in the loop that makes it: at once, or by the name it
@@ -595,14 +603,13 @@ def called_at_once(span: Span) -> str:
     return f"{CALLED_AT_ONCE}{span.line}:{span.column}-{span.end_line}:{span.end_column}"
 
 
-def _calls_by_name(module: cst.Module, name: str) -> list[tuple[cst.For | None, cst.Call]]:
-    """Calls `name(...)` at module level or in a function, each with the `for` loop directly
-    around it (if any)."""
-    found: list[tuple[cst.For | None, cst.Call]] = []
+def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ...], cst.Call]]:
+    """Calls `name(...)` under `root`, each with the `for` loops around it (outermost first)."""
+    found: list[tuple[tuple[cst.For, ...], cst.Call]] = []
 
     class Calls(cst.CSTVisitor):
         def __init__(self):
-            self.loops: list[cst.For | None] = [None]
+            self.loops: list[cst.For] = []
 
         def visit_For(self, node: cst.For) -> None:
             self.loops.append(node)
@@ -612,9 +619,9 @@ def _calls_by_name(module: cst.Module, name: str) -> list[tuple[cst.For | None, 
 
         def visit_Call(self, node: cst.Call) -> None:
             if isinstance(node.func, cst.Name) and node.func.value == name:
-                found.append((self.loops[-1], node))
+                found.append((tuple(self.loops), node))
 
-    module.visit(Calls())
+    root.visit(Calls())
     return found
 
 

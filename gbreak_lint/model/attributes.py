@@ -208,13 +208,28 @@ def same_program(project: ProjectIndex, first: str, second: str) -> bool:
     first one's last component, so a repository scan reads only those."""
     if first == second:
         return True
-    reach = project.derived(f"import-closure:{first}", lambda: project.import_closure(first))
-    if second in reach or first in project.derived(f"import-closure:{second}", lambda: project.import_closure(second)):
+    if _reaches(project, first, second) or _reaches(project, second, first):
         return True
     leaf = first.rpartition(".")[2]
-    return any(first in closure and second in closure for closure in (
-        project.derived(f"import-closure:{m.name}", lambda m=m: project.import_closure(m.name))
-        for m in project.mentioning(leaf) if m.name not in (first, second)))
+    return any(_reaches(project, m.name, first) and _reaches(project, m.name, second)
+               for m in project.mentioning(leaf) if m.name not in (first, second))
+
+
+def _reaches(project: ProjectIndex, start: str, target: str) -> bool:
+    """Does `start` import `target`, directly or through other modules? Also when an import
+    names it only in part: `import tools.hooks` recorded as the package `tools`, or
+    `from tools.hooks import attach` of a folder without `__init__.py` indexed as `hooks`."""
+    closure = project.derived(f"import-closure:{start}", lambda: project.import_closure(start))
+    if target in closure:
+        return True
+    dotted = f".{target}."
+    return any(target.startswith(t + ".") or dotted in f".{t}."
+               for name in closure for t in _import_targets(project, name))
+
+
+def _import_targets(project: ProjectIndex, name: str) -> tuple[str, ...]:
+    module = project.modules.get(name)
+    return (*module.imports.values(), *module.star_imports) if module is not None else ()
 
 
 def global_hook_key(project: ProjectIndex, module, function: FunctionInfo | None,

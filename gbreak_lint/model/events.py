@@ -497,6 +497,9 @@ class FrameBuilder:
             _, holder, _, writes = next((s for s in reversed(statements) if s[0] <= span.line),
                                         (0, None, frozenset(), frozenset()))
             rest = self._read_after(holder, (span.end_line, span.end_column))
+            rebound = set().union(*(w for at, _s, _r, w in statements if at <= span.line))
+            if (live_after(statements, span.line) | rest) & (set(self.key.tensor_params) - rebound):
+                out[i] = replace(out[i], resume_live_inputs=True)
             # what the statement itself assigns (`out = y.mul(h(y))`) is bound after the point,
             # from a value computed there; the call's own result (`x = f(x)`) is on the stack
             bound_later: frozenset[str] = frozenset() if _assigns(holder, node) else writes - rest

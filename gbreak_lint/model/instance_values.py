@@ -13,6 +13,7 @@ import libcst as cst
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo
 from ..walk import NESTED_SCOPES, find_all
+from .constructions import constructions_of
 from .types import FrameKey
 
 # read off every instance alike: the mode a whole model is put in
@@ -77,38 +78,100 @@ def _varying_arguments(project: ProjectIndex, made: ClassInfo, call: cst.Call, h
     """The constructor parameters of a sub-module that can differ between the holder's
     instances: those the holder passes a varying value (`Attention(config, layer_idx)` passes
     `layer_idx`; `RMSNorm(config.hidden_size, eps=config.rms_norm_eps)` passes nothing that
-    differs, so every layer's norm reads the same `eps`)."""
+    differs, so every layer's norm reads the same `eps`). A keyword the signature does not name
+    goes to its `**kwargs`, extra positions to its `*args`."""
     init = project.method(made, "__init__")
     if init is None or init.class_qualname is None:
         return None
-    if any(arg.star for arg in call.args):
-        return None  # `Block(*args)`: which parameter gets what is not written down
-    positional = [p.name for p in init.params[1:] if p.kind == "positional"]
-    passed = [(name, arg.value) for name, arg in zip(positional, [a for a in call.args if a.keyword is None])]
-    passed += [(arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None]
+    params = init.params[1:]
+    if any(arg.star for arg in call.args):  # `Block(*args)`: which parameter gets what is not written down
+        differs = any(_varies(project, holder, arg.value, depth + 1, varying) for arg in call.args)
+        return None if differs else (init.class_qualname, frozenset())
+    positional = [p.name for p in params if p.kind == "positional"]
+    rest = next((p.name for p in params if p.kind == "star"), None)
+    extra = next((p.name for p in params if p.kind == "double_star"), None)
+    named = {p.name for p in params if p.kind in ("positional", "keyword_only")}
+    passed: list[tuple[str | None, cst.BaseExpression]] = []
+    for i, arg in enumerate(a for a in call.args if a.keyword is None):
+        passed.append((positional[i] if i < len(positional) else rest, arg.value))
+    for arg in call.args:
+        if arg.keyword is not None:
+            passed.append((arg.keyword.value if arg.keyword.value in named else extra, arg.value))
     return init.class_qualname, frozenset(
-        name for name, expr in passed if _varies(project, holder, expr, depth + 1, varying))
+        name for name, expr in passed if name is not None and _varies(project, holder, expr, depth + 1, varying))
 
 
 def _varies(project: ProjectIndex, holder: ClassInfo, value: cst.BaseExpression, depth: int, varying: Varying) -> bool:
     """Can the value differ between instances? Only through a constructor argument read as a
-    value (`layer_idx % 2`, `config.layer_types[layer_idx]`) that the instance's maker passes
-    differently (`varying`): a literal, or what is read off a shared config
-    (`config.hidden_size`), is the same on every layer."""
+    value (`layer_idx % 2`, `config.layer_types[layer_idx]`, a local `__init__` computed from
+    one) that the instance's maker passes differently (`varying`): a literal, or what is read
+    off a shared config (`config.hidden_size`), is the same on every layer; one read off a
+    config of the layer's own (`[Stage(cfg) for cfg in configs]`) is not."""
     init = project.method(holder, "__init__")
     params = {p.name for p in init.params[1:]} if init is not None else set()
     if varying is not None and init is not None and varying[0] == init.class_qualname:
         params &= varying[1]
+    own = element_parameters(project, holder) if varying is None else frozenset()
+    # `kwargs.get("eps")`: read off `**kwargs` / `*args`, a value passed in, not a shared config
+    own |= {p.name for p in init.params if p.kind in ("star", "double_star")} if init is not None else set()
     bases = {id(node.value) for node in find_all(value, (cst.Attribute,))}
     for node in find_all(value, (cst.Name, cst.Attribute)):
-        if isinstance(node, cst.Name) and node.value in params and id(node) not in bases:
+        if isinstance(node, cst.Name) and node.value in params and (id(node) not in bases or node.value in own):
             return True
+        if isinstance(node, cst.Name) and node.value not in params and depth < MAX_DEPTH \
+                and any(_varies(project, holder, v, depth + 1, varying) for v in holder.init_locals.get(node.value, ())):
+            return True  # `dilation = 2 ** layer_idx`, then `Conv(ch, dilation)`
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
                 and depth < MAX_DEPTH and node.attr.value not in SHARED_ATTRIBUTES:
             found = project.class_attribute(holder, node.attr.value)  # `self.sliding = self.layer_idx % 2`
             if found is not None and not isinstance(found[1], cst.Call) and _varies(project, found[0], found[1], depth + 1, varying):
                 return True
     return False
+
+
+def element_parameters(project: ProjectIndex, cls: ClassInfo) -> frozenset[str]:
+    """Constructor parameters given, where the class's module builds it, the element of a loop
+    over a collection (`[Stage(cfg) for cfg in configs]`), not an index (`range`): each
+    instance holds an object of its own."""
+    def compute() -> frozenset[str]:
+        init = project.method(cls, "__init__")
+        if init is None:
+            return frozenset()
+        positional = [p.name for p in init.params[1:] if p.kind == "positional"]
+        found: set[str] = set()
+        for call, module, _scope in constructions_of(project, cls):
+            loops = [n for n in find_all(module.parsed.module, LOOPS) if _holds(n, call)]
+            targets = {t.value for loop in loops for target, iterated in _loop_clauses(loop)
+                       if not _over_range(iterated) for t in find_all(target, (cst.Name,))}
+            for i, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
+                if isinstance(arg.value, cst.Name) and arg.value.value in targets and i < len(positional):
+                    found.add(positional[i])
+            found.update(a.keyword.value for a in call.args
+                         if a.keyword is not None and isinstance(a.value, cst.Name) and a.value.value in targets)
+        return frozenset(found)
+    return project.derived(f"element-parameters:{cls.qualname}", compute)
+
+
+LOOPS = (cst.For, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+
+
+def _holds(loop: cst.CSTNode, call: cst.Call) -> bool:
+    return any(node is call for node in find_all(loop, (cst.Call,)))
+
+
+def _loop_clauses(loop) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(target, iterated) of a `for` statement, or of each `for` clause of a comprehension."""
+    if isinstance(loop, cst.For):
+        return [(loop.target, loop.iter)]
+    clauses, clause = [], loop.for_in
+    while clause is not None:
+        clauses.append((clause.target, clause.iter))
+        clause = clause.inner_for_in
+    return clauses
+
+
+def _over_range(iterated: cst.BaseExpression) -> bool:
+    return isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name) and iterated.func.value == "range"
 
 
 def reads_self_attributes(project: ProjectIndex, qualname: str) -> bool:

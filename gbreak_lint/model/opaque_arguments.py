@@ -8,29 +8,44 @@ import libcst as cst
 
 from ..index.project import ProjectIndex
 from ..walk import find_all
+from .values import Const
 
 # the calls that make a class a pytree node (its instances then flatten into their fields)
 PYTREE_REGISTRATIONS = ("register_pytree_node", "register_dataclass", "register_constant")
+# bases a plain class may have (Enum, NamedTuple, Tensor and the like are taken as they are)
+PLAIN_BASES = frozenset({"object", "builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
+MAX_NESTING = 3  # containers looked into
 
 
 def argument_kind(project: ProjectIndex, resolver, arg: cst.Arg) -> str | None:
-    """"none" (a literal None), "module" (a layer, torch's or the project's), "object" (an
-    instance of a plain project class: no base outside the project, not a pytree node), or
-    None when nothing is known or the kind passes anywhere."""
-    value = arg.value
-    if arg.star:
-        return None
-    if isinstance(value, cst.Name) and value.value == "None":
-        return "none"
+    """What kind of value an argument is, of those that can be rejected: "none", "module" (a
+    layer, torch's or the project's), "object" (an instance of a plain project class: no base
+    but `object`, `ABC`, `Generic`, `Protocol`), "pytree_object" (one of a class registered as a
+    pytree node), "class" / "function" (a project class or function itself); searched inside
+    list, tuple and dict displays. None when nothing is known or the kind passes anywhere."""
+    return None if arg.star else _kind(project, resolver, arg.value, 0)
+
+
+def _kind(project: ProjectIndex, resolver, value: cst.BaseExpression, depth: int) -> str | None:
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+        elements = [el.value for el in value.elements if isinstance(el, (cst.Element, cst.DictElement))]
+        return next((k for el in elements if (k := _kind(project, resolver, el, depth + 1)) is not None), None) \
+            if depth < MAX_NESTING else None
+    if isinstance(value, cst.Name) and (value.value == "None" or resolver.arguments.get(value.value) == Const(None)):
+        return "none"  # written, or a parameter of the compiled function left at its default None
     if resolver.torch_layer(value):
         return "module"
+    named = resolver.qualify(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    if project.klass(named) is not None:
+        return "class"
+    if project.function(named) is not None:
+        return "function"
     cls = resolver.class_of(value)
-    if cls is None:
-        return None
-    if resolver.is_nn_module(cls):
+    if cls is not None and resolver.is_nn_module(cls):
         return "module"
-    plain = not project.external_bases(cls) and cls.qualname not in pytree_classes(project)
-    return "object" if plain else None
+    if cls is None or project.external_bases(cls) - PLAIN_BASES:
+        return None
+    return "pytree_object" if cls.qualname in pytree_classes(project) else "object"
 
 
 def pytree_classes(project: ProjectIndex) -> frozenset[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from ..diagnostics import ChainLink
 from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, CauseCheck, EventKind, Fate, Outcome, StrictReason
 from .env import ModelEnv
+from .global_state import GRAD_OFF
 from .instance_values import reads_instance_values_between, reads_self_attributes
 from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
@@ -118,6 +119,7 @@ class Tracer:
         self.nested = nested_graph_breaks
         self.compiled: dict[str, set[str]] = {}  # code object -> module instances compiled for
         self.generalized = False  # Dynamo stopped specialising on module instances
+        self.first_input_grad: dict[str, bool] = {}  # code -> its first compilation's inputs needed grad
         self.worlds: list[str] = []  # the conditions the run being traced assumes
         self.sites: dict[tuple, SiteRecord] = {}
         self.frames: dict[tuple, FrameOutcome] = {}
@@ -237,6 +239,8 @@ class Tracer:
             self.dynamic_numbers.add((key.qualname, _without_numbers(values)))  # sizes that changed: symbols
         self.compiled[code] = {key.instance}
         self.values_seen[code] = {values}
+        # the first compilation's tensor inputs already need grad: a later layer's do too
+        self.first_input_grad[code] = bool(key.tensor_params) and key.tensor_params <= key.grad_inputs
         self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:
@@ -315,10 +319,12 @@ class Tracer:
     def _recompiles(self, key: FrameKey) -> bool:
         """A module method compiled for a second instance is compiled again, once per run.
 
-        Measured on 2.13: the frame's guards pin the first instance of a module that holds
-        parameters; after the first such recompile Dynamo stops specialising on instances.
+        Measured on 2.13: the first layer of a stack is given a tensor that does not need
+        grad (the model's input) and the next ones the output of a layer holding parameters,
+        which does: the guard on the input's requires_grad fails once. With grad off, or an
+        input that already needs grad, every layer reuses the first compilation.
         """
-        if self.generalized:
+        if self.generalized or GRAD_OFF in self.global_state or self.first_input_grad.get(cache_key(key), False):
             return False
         fn = self.env.project.function(key.qualname)
         owner = key.self_class or (fn.class_qualname if fn else None)
@@ -341,7 +347,7 @@ class Tracer:
         value of the instance (model.instance_values)."""
         after = self._segment(info, _Resume(0, False), False, chain, entry, strict_entry)
         if reuse_resumes and after is not None:
-            after = self._first_recompiled_resume(info, after)
+            after = self._first_recompiled_resume(info, after, inputs_changed=True)
         self._resumes(info, after, chain, entry, strict_entry)
 
     def _resumes_for_instance(self, key: FrameKey, chain, entry: str, strict_entry: bool) -> None:
@@ -357,16 +363,20 @@ class Tracer:
             resume = self._first_recompiled_resume(info, _Resume(first + 1, False))
             self._resumes(info, resume, chain, entry, strict_entry)
 
-    def _first_recompiled_resume(self, info: FrameInfo, first: "_Resume") -> "_Resume | None":
+    def _first_recompiled_resume(self, info: FrameInfo, first: "_Resume",
+                                 inputs_changed: bool = False) -> "_Resume | None":
         """For another instance, the first resume function whose guards fail: one whose code up to
-        its break reads a Python value of the instance (model.instance_values); the ones before
-        it, and code after the frame's last break (no break to trace again), are reused."""
+        its break reads a Python value of the instance (model.instance_values), or, when the
+        frame was compiled again because its input's requires_grad changed (`inputs_changed`),
+        one that is given that input; the ones before it, and code after the frame's last break
+        (no break to trace again), are reused."""
         resume, start = first, info.events[first.at - 1].line
         for i in range(first.at, len(info.events)):
             ev = info.events[i]
             if ev.kind != EventKind.BREAK:
                 continue
-            if reads_instance_values_between(self.env.project, info.key, start, ev.line):
+            if reads_instance_values_between(self.env.project, info.key, start, ev.line) \
+                    or inputs_changed and info.events[resume.at - 1].resume_live_inputs:
                 return resume
             resume, start = replace(resume, at=i + 1), ev.line
         return None

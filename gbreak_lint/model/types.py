@@ -137,6 +137,9 @@ class Event:
     # ... a live tensor (or module) itself, torch's name aside: what a frame below the compiled one
     # passes to the resume function of a nested break's chain
     resume_live_tensors: bool = True
+    # a tensor the frame was called with, not rebound before this point, is live after it: a
+    # resume function here is guarded on that input's requires_grad
+    resume_live_inputs: bool = False
     closes_over: bool = False  # a generator expression reading the frame's own variables (cells)
     # a break only where a local is a graph input: in a resume function starting at or after
     # this event index, where the local was made (`a.unsqueeze_(2)` after a break); -1: always
