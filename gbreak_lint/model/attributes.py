@@ -127,6 +127,14 @@ def _mention_lines(text: str) -> list[int]:
     return [text.count("\n", 0, m.start()) + 1 for m in HOOK_MENTION.finditer(text)]
 
 
+def _defined_name(module, fn: FunctionInfo) -> cst.Name | None:
+    """The name node of `fn`'s `def` in `module`'s tree (None in another module)."""
+    if module.name != fn.module:
+        return None
+    node = next((n for n, info in module.by_tree_node([fn]).items()), None)
+    return node.name if isinstance(node, cst.FunctionDef) else None
+
+
 def _top_definitions_holding(spans: list, lines: list[int]) -> list[tuple[int, int]] | None:
     """(ordinal, line of `def`/`class`) of each outermost definition holding one of `lines`, in
     source order; None when one of them is at module level (or the spans are unknown)."""
@@ -179,6 +187,17 @@ class _HookCalls(cst.CSTVisitor):
         made = self.callables.project.classes_bound(self.module, model.value, self.stack[-1])
         return made[0] if len(made) == 1 else None
 
+    def _never_called(self, fn: FunctionInfo | None) -> bool:
+        """A module-level function whose name no code of the project reads (only its `def`
+        names it; a docstring or comment does not count)."""
+        if fn is None or fn.class_qualname is not None or fn.parent_function is not None:
+            return False
+        for module in self.callables.project.mentioning(fn.name):
+            own = _defined_name(module, fn)
+            if any(node.value == fn.name and node is not own for node in find_all(module.parsed.module, (cst.Name,))):
+                return False
+        return True
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS and node.args):
@@ -188,6 +207,8 @@ class _HookCalls(cst.CSTVisitor):
         name = owner.attr.value if isinstance(owner, cst.Attribute) else \
             looped[0] if looped is not None else owner.value if isinstance(owner, cst.Name) else None
         kind = HOOK_METHODS[func.attr.value]
+        if self._never_called(self.stack[-1]):
+            return  # `def add_probe(model): ...register_forward_hook(...)` nothing calls
         hook = self.callables.value(node.args[0].value, self.module, self.stack[-1], {}, {})
         if hook is None and kind == "backward":
             hook = UNKNOWN_HOOK  # that there is one is enough: the call breaks (a lambda, a bound method)
