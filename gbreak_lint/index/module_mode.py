@@ -9,6 +9,7 @@ from typing import Callable
 import libcst as cst
 
 from ..walk import find_all
+from .names import last_name
 
 _SWITCHES = ("eval", "train")
 
@@ -54,8 +55,7 @@ def _builds(call: cst.Call) -> bool:
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
         call = call.func.value
     func = call.func
-    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return last[:1].isupper()
+    return last_name(func)[:1].isupper()
 
 
 def _mode(call: cst.Call) -> bool | None:

@@ -72,6 +72,11 @@ def unpacked(target, value) -> list[tuple]:
 NAME_FIELD = "__field__"
 
 
+def last_name(func: cst.BaseExpression) -> str:
+    """The name a callee ends in: `f` of `f(...)`, `g` of `mod.g(...)`; "" otherwise."""
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
 def attribute_name(expr: cst.BaseExpression) -> str | None:
     """The attribute `setattr(self, name, v)` / `self.add_module(name, v)` / `getattr(self,
     name)` names: a string literal's value; for an f-string (`f"layer{i}"`) the family of

@@ -129,9 +129,7 @@ def _mention_lines(text: str) -> list[int]:
 
 def _defined_name(module, fn: FunctionInfo) -> cst.Name | None:
     """The name node of `fn`'s `def` in `module`'s tree (None in another module)."""
-    if module.name != fn.module:
-        return None
-    node = next((n for n, info in module.by_tree_node([fn]).items()), None)
+    node = next(iter(module.by_tree_node([fn])), None) if module.name == fn.module else None
     return node.name if isinstance(node, cst.FunctionDef) else None
 
 
@@ -192,11 +190,12 @@ class _HookCalls(cst.CSTVisitor):
         names it; a docstring or comment does not count)."""
         if fn is None or fn.class_qualname is not None or fn.parent_function is not None:
             return False
-        for module in self.callables.project.mentioning(fn.name):
+        project = self.callables.project
+
+        def read_in(module) -> bool:
             own = _defined_name(module, fn)
-            if any(node.value == fn.name and node is not own for node in find_all(module.parsed.module, (cst.Name,))):
-                return False
-        return True
+            return any(node.value == fn.name and node is not own for node in find_all(module.parsed.module, (cst.Name,)))
+        return project.derived(f"never-called:{fn.qualname}", lambda: not any(map(read_in, project.mentioning(fn.name))))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -240,12 +239,12 @@ def _reaches(project: ProjectIndex, start: str, target: str) -> bool:
     """Does `start` import `target`, directly or through other modules? Also when an import
     names it only in part: `import tools.hooks` recorded as the package `tools`, or
     `from tools.hooks import attach` of a folder without `__init__.py` indexed as `hooks`."""
-    closure = project.derived(f"import-closure:{start}", lambda: project.import_closure(start))
-    if target in closure:
-        return True
-    dotted = f".{target}."
-    return any(target.startswith(t + ".") or dotted in f".{t}."
-               for name in closure for t in _import_targets(project, name))
+    def compute() -> bool:
+        closure = project.import_closure(start)
+        dotted = f".{target}."
+        return target in closure or any(target.startswith(t + ".") or dotted in f".{t}."
+                                        for name in closure for t in _import_targets(project, name))
+    return project.derived(f"reaches:{start}:{target}", compute)
 
 
 def _import_targets(project: ProjectIndex, name: str) -> tuple[str, ...]:

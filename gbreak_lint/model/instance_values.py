@@ -60,15 +60,17 @@ def _reads_value(project: ProjectIndex, cls: ClassInfo, name: str, depth: int, v
     if found is None:
         return False
     holder, value = found
+    if not isinstance(value, cst.Call):
+        return _varies(project, holder, value, depth, varying)
     home = project.modules[holder.module]
-    made = project.created_class(value, home) if isinstance(value, cst.Call) else None
-    if made is not None and isinstance(value, cst.Call):  # a sub-module of the project: what its forward reads of its own
+    made = project.created_class(value, home)
+    if made is not None:  # a sub-module of the project: what its forward reads of its own
         forward = project.method(made, "forward")
         if forward is None or depth >= MAX_DEPTH:
             return False
         passed = _varying_arguments(project, made, value, holder, depth, varying)
         return bool(_value_reads(project, forward, made, depth + 1, passed))
-    if isinstance(value, cst.Call) and (project.qualify(value.func, home) or "").startswith("torch."):
+    if (project.qualify(value.func, home) or "").startswith("torch."):
         return False  # torch makes layers, parameters, buffers and tensors
     return _varies(project, holder, value, depth, varying)
 

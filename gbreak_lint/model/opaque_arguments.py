@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..index.names import last_name
 from ..index.project import ProjectIndex
 from ..walk import find_all
 from .values import Const
@@ -65,5 +66,4 @@ def pytree_classes(project: ProjectIndex) -> frozenset[str]:
 
 
 def _registration(func: cst.BaseExpression) -> bool:
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return name.lstrip("_") in PYTREE_REGISTRATIONS
+    return last_name(func).lstrip("_") in PYTREE_REGISTRATIONS

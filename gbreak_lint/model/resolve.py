@@ -119,10 +119,7 @@ class CallResolver:
     def _constructed_class(self, holder: ClassInfo, value: cst.BaseExpression) -> ClassInfo | None:
         """`self.model = model` of an `__init__` parameter: the project class the holder's
         single construction passes (`Trainer(Net())`, `net = Net(); Trainer(net)`)."""
-        init = self.project.method(holder, "__init__")
-        if not isinstance(value, cst.Name) or init is None or all(p.name != value.value for p in init.params):
-            return None
-        found = constructed_argument(self.project, self.callables, holder, value.value)
+        found = self._constructed(holder, value)
         return self.project.created_class(*found) if found is not None else None
 
     def library_class_of(self, expr: cst.BaseExpression) -> str | None:
@@ -353,11 +350,16 @@ class CallResolver:
     def _passed_to_constructor(self, holder: ClassInfo, value: cst.BaseExpression):
         """`self.sub = sub` of an `__init__` parameter: (what the class's single construction
         passes, its module)."""
+        found = self._constructed(holder, value)
+        return (found[0], found[1]) if found is not None else None
+
+    def _constructed(self, holder: ClassInfo, value: cst.BaseExpression):
+        """(value, module, scope) the single construction of `holder` passes for the `__init__`
+        parameter `value` names; None when `value` is not one or it is unknown."""
         init = self.project.method(holder, "__init__")
         if not isinstance(value, cst.Name) or init is None or all(p.name != value.value for p in init.params):
             return None
-        found = constructed_argument(self.project, self.callables, holder, value.value)
-        return (found[0], found[1]) if found is not None else None
+        return constructed_argument(self.project, self.callables, holder, value.value)
 
     def _same_class(self, exprs, module: ModuleIndex) -> ClassInfo | None:
         classes = set()

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from ..index.names import last_name
 from ..walk import find_all
 
 MAX_ELEMENTS = 1024  # larger tensors are not followed
@@ -271,7 +272,7 @@ def _in_place_roots(call: cst.Call, method_receiver: bool) -> set[str]:
     """What a call changes in place by its own form: the receiver of `x.add_()` (when
     `method_receiver`), the first argument of `f_(x)` or `f(x, inplace=True)`, `out=` tensors."""
     func = call.func
-    named = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    named = last_name(func)
     in_place = named.endswith("_") and not named.startswith("__")
     out: set[str] = set()
     if method_receiver and in_place and isinstance(func, cst.Attribute):
