@@ -214,6 +214,24 @@ class Callables:
                     captured = tuple(sorted((cell, FnValue(q)) for cell, attr in cells.items()
                                             if (q := cls.methods.get(attr)) is not None))
                     return FnValue(candidate.local_functions[local], captured)
+        return self._subclass_hook_method(cls, name)
+
+    def _subclass_hook_method(self, cls, name: str) -> FnValue | None:
+        """The function a base's `__init_subclass__` puts in place of the method the new class
+        defines (`forward = cls.forward; def wrapper(self, *a, **k): ... forward(self, *a, **k);
+        cls.forward = wrapper`, transformers' GradientCheckpointingLayer): Dynamo inlines that
+        wrapper, a frame of the chain, before the method itself."""
+        for base in self.project.mro(cls)[1:]:  # a class's own hook runs for its subclasses only
+            hook = self.project.function(base.methods.get("__init_subclass__"))
+            if hook is None:
+                continue
+            found = _assigned_method(hook, name)
+            if found is None:
+                return None
+            local, cells = found
+            captured = tuple(sorted((cell, FnValue(q)) for cell, attr in cells.items()
+                                    if (q := cls.methods.get(attr)) is not None))
+            return FnValue(hook.local_functions[local], captured)
         return None
 
     def apply(self, fn: FnValue, args: list[FnValue | None], kwargs: dict | None = None,

@@ -1482,12 +1482,15 @@ class CauseMatcher:
         bindings: dict[str, FnValue] = dict(target.captured)
         arguments: dict[str, object] = dict(target.constants)  # free variables holding constants
         passed: dict[str, cst.BaseExpression] = {}  # parameter -> the argument bound to it
+        extra_tensors: list[cst.BaseExpression] = []  # tensors landing in the callee's *args
         forwarded, items = self._forwarded(node) or (None, ())
         args = [a for a in node.args if not a.star] if forwarded is not None else node.args
         given = [a for a in args if a.keyword is None]
         for i, is_tensor in enumerate(items, start=len(given)):  # a wrapper's `*args` passed on
             if i < len(positional):
                 (tensors.add if is_tensor else lambda n: arguments.setdefault(n, PASSED_UNKNOWN))(positional[i].name)
+        forwarded_grad = {positional[i].name for i, is_tensor in enumerate(items, start=len(given))
+                          if i < len(positional) and is_tensor and self._passes_on_grad(node)}
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given, or a list of tensors
                 if self.b.scope.is_tensor(arg.value) or self.b.scope.is_tensor_sequence(arg.value):
@@ -1499,6 +1502,7 @@ class CauseMatcher:
                 self._bind(positional[i].name, arg.value, tensors, bindings, arguments)
             elif self.b.scope.is_tensor(arg.value):  # extra arguments land in the callee's *args
                 tensors.update(p.name for p in params if p.kind == "star")
+                extra_tensors.append(arg.value)
         by_name = {p.name for p in params}
         for arg in args:
             if arg.keyword is not None and arg.keyword.value in by_name:
@@ -1532,7 +1536,19 @@ class CauseMatcher:
                         tensor_attributes=self._callee_tensor_attributes(target, node),
                         dynamic=self.b.key.dynamic, region=self.b.key.region,
                         grad_inputs=frozenset(name for name, arg in passed.items()
-                                              if name in tensors and self.b.grad_leaks.needs_grad(arg)))
+                                              if name in tensors and self.b.grad_leaks.needs_grad(arg))
+                        | self._star_needing_grad(params, extra_tensors) | forwarded_grad)
+
+    def _passes_on_grad(self, node: cst.Call) -> bool:
+        """`fn(*args, **kwargs)` in a wrapper whose `*args` hold tensors that need grad."""
+        return any(a.star == "*" and isinstance(a.value, cst.Name) and a.value.value in self.b.key.grad_inputs
+                   for a in node.args)
+
+    def _star_needing_grad(self, params, extra_tensors: list[cst.BaseExpression]) -> frozenset[str]:
+        """The callee's `*args` needs grad when every tensor that lands in it does."""
+        if not extra_tensors or not all(self.b.grad_leaks.needs_grad(t) for t in extra_tensors):
+            return frozenset()
+        return frozenset(p.name for p in params if p.kind == "star")
 
     def _cells_holding_tensors(self, callee: FunctionInfo) -> frozenset[str]:
         """A function defined in the calling one reads the caller's variables as cells: those

@@ -239,8 +239,9 @@ class Tracer:
             self.dynamic_numbers.add((key.qualname, _without_numbers(values)))  # sizes that changed: symbols
         self.compiled[code] = {key.instance}
         self.values_seen[code] = {values}
-        # the first compilation's tensor inputs already need grad: a later layer's do too
-        self.first_input_grad[code] = bool(key.tensor_params) and key.tensor_params <= key.grad_inputs
+        # the first compilation's input already needs grad (the hidden states a layer passes on;
+        # a mask or position embeddings beside it never do): a later layer's does too
+        self.first_input_grad[code] = bool(key.tensor_params & key.grad_inputs)
         self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:
