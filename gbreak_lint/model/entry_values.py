@@ -8,6 +8,7 @@ call site (a named entry, a library) the parameters keep their defaults.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -94,15 +95,42 @@ def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[d
     callables = Callables(project, knowledge)
     found: list[dict[str, FnValue]] = []
     for found_call in _calls_named(project, knowledge, module, parent.name):
-        bound: dict[str, FnValue] = {}
+        options: dict[str, list[FnValue]] = {}
         for name in wanted:
             arg = call_argument(found_call.call, name, positional.index(name) if name in positional else None)
-            value = _function_or_class(project, callables, module, found_call.caller, arg) if arg is not None else None
-            if value is not None:
-                bound[name] = value
-        if bound and bound not in found:
-            found.append(bound)
+            values = _argument_values(project, callables, module, found_call.caller, arg) if arg is not None else []
+            if values:
+                options[name] = values
+        for combination in itertools.islice(itertools.product(*options.values()), MAX_VARIANTS):
+            bound = dict(zip(options, combination))
+            if bound and bound not in found:
+                found.append(bound)
     return found
+
+
+def _argument_values(project, callables: Callables, module, caller, arg) -> list[FnValue]:
+    value = _function_or_class(project, callables, module, caller, arg)
+    return [value] if value is not None else _decorated_functions(project, caller, arg)
+
+
+def _decorated_functions(project, caller: FunctionInfo | None, arg) -> list[FnValue]:
+    """A decorator's wrapper passing on the function it wraps (`def make_test(fn): def
+    test_fn(self): return run(self, fn=fn)`): `fn` is each function the decorator is applied
+    to (`@make_test def test_x(self): ...`) in the decorator's module."""
+    if not isinstance(arg, cst.Name) or caller is None or caller.parent_function is None:
+        return []
+    factory = project.function(caller.parent_function)
+    first = next((p.name for p in factory.params if p.kind == "positional"), None) if factory else None
+    if factory is None or arg.value != first or arg.value in {p.name for p in caller.params}:
+        return []
+    home = project.modules[factory.module]
+    applied = []
+    for fn in home.functions.values():
+        for d in fn.decorators:
+            expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if project.qualify(expr, home) == factory.qualname:
+                applied.append(FnValue(fn.qualname))
+    return applied[:MAX_VARIANTS]
 
 
 def _function_or_class(project, callables: Callables, module, caller, arg) -> FnValue | None:
