@@ -197,6 +197,7 @@ class CauseCheck(Vocab):
     DATA_POINTER_COMPARISON = "data_pointer_comparison"  # `a.data_ptr() == b.data_ptr()` (GB5976)
     DATA_POINTER_ARITHMETIC = "data_pointer_arithmetic"  # `a.data_ptr() + n`: Dynamo raises (GB0088)
     CONTEXT_BY_HAND = "context_by_hand"  # a break in a @contextmanager object entered or left by hand (GB0092)
+    SEND_INTO_YIELD_FROM = "send_into_yield_from"  # `gen.send(v)`, v not None, while gen is in `yield from` (GB0120)
 
 
 class Fate(Vocab):

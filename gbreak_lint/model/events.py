@@ -351,6 +351,8 @@ class FrameBuilder:
         for arg in node.args if isinstance(node.func, cst.Attribute) else node.args[1:]:
             self.expr(arg.value)
         made, taken = self.generators.pop(name)
+        if self._sends_into_delegation(node, made, taken):
+            self.emit_break(self.causes.rule_for_check(CauseCheck.SEND_INTO_YIELD_FROM), node)
         if self._yields_left(made, taken) == 0:  # closed or run to its end: Python raises, so does Dynamo
             self.generators[name] = (made, taken)
             self.raises(node, "StopIteration")
@@ -437,6 +439,39 @@ class FrameBuilder:
     def _generator_function(self, made: int) -> FunctionInfo | None:
         target = self.events[made].target
         return self.env.project.function(target.qualname) if target is not None else None
+
+    def _sends_into_delegation(self, node: cst.Call, made: int, taken: int) -> bool:
+        """`gen.send(v)` of a value that is not None while the generator waits in a `yield from`
+        (its `taken`-th yield is one of the sub-generator's): Dynamo does not send into a
+        sub-generator (measured 2.13: GB0120 at the call, the frame runs eagerly)."""
+        if not (isinstance(node.func, cst.Attribute) and node.args and not _none_literal(node.args[0].value)) \
+                or taken == CLOSED or taken < 1 or not self.causes.check_enabled(CauseCheck.SEND_INTO_YIELD_FROM):
+            return False
+        fn = self._generator_function(made)
+        points = self.env.node_memo("yield_points", fn.node, lambda: self._yield_points(fn)) if fn else None
+        return points is not None and taken <= len(points) and points[taken - 1]
+
+    def _yield_points(self, fn: FunctionInfo, depth: int = 0) -> tuple[bool, ...] | None:
+        """Whether each yield a straight-line generator gives comes from a `yield from` of a
+        project generator (its own yields, in turn); None when the count is not fixed."""
+        yields = find_all(fn.node.body, (cst.Yield,), skip=NESTED_SCOPES)
+        blocks = find_all(fn.node.body, (cst.For, cst.While, cst.If, cst.Try, cst.With, cst.Match), skip=NESTED_SCOPES)
+        if depth > 3 or any(find_all(b, (cst.Yield,), skip=NESTED_SCOPES) for b in blocks):
+            return None
+        points: list[bool] = []
+        for y in yields:
+            if not isinstance(y.value, cst.From):
+                points.append(False)
+                continue
+            item = y.value.item
+            module = self.env.project.modules[fn.module]
+            sub = self.env.project.function(self.env.project.qualify(item.func, module, fn)) \
+                if isinstance(item, cst.Call) else None
+            inner = self._yield_points(sub, depth + 1) if sub is not None and sub.is_generator else None
+            if inner is None:
+                return None
+            points.extend([True] * len(inner))
+        return tuple(points)
 
     def _yields_left(self, made: int, taken: int) -> int | None:
         """How many more items the generator made at event `made` gives after `taken`, when
@@ -2258,3 +2293,7 @@ def _assigns(statement, node) -> bool:
     """Is `node` the very value a simple statement assigns (`x = f(x)`, `x += f(x)`)?"""
     smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
     return any(isinstance(s, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and s.value is node for s in smalls)
+
+
+def _none_literal(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
