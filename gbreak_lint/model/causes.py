@@ -1126,10 +1126,10 @@ class CauseMatcher:
 
     def _project_call(self, node: cst.Call, target: CallTarget) -> None:
         fn = target.function
-        if self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
+        if target.opaque or self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
             key = self.frame_key(target, node)
             self.env.frame(key)  # its return type, not its breaks
-            if self._object_argument(node, fn, key) or self._fake_run(node, fn, key):
+            if self._object_argument(node, fn, key, target.opaque) or self._fake_run(node, fn, key, target.opaque):
                 return
             if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
                 self.b.emit(EventKind.OP, node)
@@ -1333,12 +1333,12 @@ class CauseMatcher:
             self.b.emit(EventKind.OP, node)
         return True
 
-    def _fake_run(self, node: cst.Call, fn: FunctionInfo, key: FrameKey) -> bool:
+    def _fake_run(self, node: cst.Call, fn: FunctionInfo, key: FrameKey, applied: str = "") -> bool:
         """allow_in_graph / nonstrict_trace: Dynamo runs the function on fake tensors at the
         call. The first cause in its body that fake tensors cannot pass decides (knowledge:
         fake_run): a data read or a dynamic shape breaks at the call (the function then
         compiled alone), an op they cannot run at all is a compile error."""
-        table = self._fake_run_table(fn)
+        table = self._fake_run_table(fn, applied)
         found = self._first_fake_failure(key, table, set()) if table is not None else None
         if table is None or found is None and not self._object_output(key, table):
             return False
@@ -1352,11 +1352,11 @@ class CauseMatcher:
         self.b.emit_break(rule, node, gb_code=gb_code, detail=cause, target=None if error else key)
         return True
 
-    def _object_argument(self, node: cst.Call, fn: FunctionInfo, key: FrameKey) -> bool:
+    def _object_argument(self, node: cst.Call, fn: FunctionInfo, key: FrameKey, applied: str = "") -> bool:
         """allow_in_graph / nonstrict_trace given an argument a graph node cannot take (an
         object of the project, a module, None: knowledge fake_run `arguments`): the graph
         breaks at the call, the function then compiled as a frame of its own."""
-        table = self._fake_run_table(fn)
+        table = self._fake_run_table(fn, applied)
         kinds = table["arguments"] if table is not None else {}
         rule = self.rule_for_check(CauseCheck.OPAQUE_OBJECT_ARGUMENT) if kinds else None
         kind = next((k for arg in node.args if (k := argument_kind(self.env.project, self.b.resolver, arg)) in kinds),
@@ -1374,7 +1374,11 @@ class CauseMatcher:
         fn = self.env.project.function(key.qualname) if info is not None else None
         return info is not None and (info.returns_object or fn is not None and _returns_none_or_string(fn))
 
-    def _fake_run_table(self, fn: FunctionInfo):
+    def _fake_run_table(self, fn: FunctionInfo, applied: str = ""):
+        """The knowledge of how the opaque decorator on `fn` (or the one `applied` to it by a
+        call) runs it."""
+        if applied:
+            return self.k.fake_run.get(applied)
         module = self.env.project.modules[fn.module]
         for dec in self._decorators(fn):
             expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator

@@ -36,6 +36,7 @@ class CallTarget:
     disabled: str = ""  # a function value made by torch.compiler.disable (see FnValue.disabled)
     transformed: bool = False  # run by a torch.func transform (see FnValue.transformed)
     generated_init: bool = False  # `__post_init__`, called by a dataclass's generated `__init__`
+    opaque: str = ""  # made by calling an opaque decorator (see FnValue.opaque)
 
 
 class CallResolver:
@@ -562,7 +563,7 @@ class CallResolver:
         fn = self.project.function(value.qualname)
         return CallTarget(fn, False, self_class=self._closure_self_class(fn), captured=value.captured,
                           bound=value.skip, constants=value.constants, disabled=value.disabled,
-                          transformed=value.transformed) if fn else None
+                          transformed=value.transformed, opaque=value.opaque) if fn else None
 
     def _closure_self_class(self, fn: FunctionInfo) -> str:
         """A function this method defines reads the method's `self`: the instance's runtime

@@ -39,6 +39,9 @@ class FnValue:
     # `torch.vmap(f)` / `torch.func.grad(f)`: f runs on per-sample or transformed tensors,
     # whose sizes the caller's are not
     transformed: bool = False
+    # `f = torch._dynamo.nonstrict_trace(g)` / `allow_in_graph(g)` called as a function: the
+    # decorator applied (its qualname), so calling f runs g the way the decorator does
+    opaque: str = ""
 
 
 @dataclass(frozen=True)
