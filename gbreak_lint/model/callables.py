@@ -277,7 +277,7 @@ class Callables:
                 and all(a.keyword is not None for a in applied.args) and positional and positional[0] is not None:
             return replace(positional[0], disabled="nonrecursive" if nonrecursive(applied) else "recursive")
         if qual in self.k.opaque_decorators and positional and positional[0] is not None and len(args) == 1:
-            return replace(positional[0], opaque=qual)  # `f = torch._dynamo.nonstrict_trace(g)`
+            return replace(positional[0], opaque=qual or "")  # `f = torch._dynamo.nonstrict_trace(g)`
         if qual in self.k.compile_functions and positional and positional[0] is not None:
             return positional[0]  # `cg = torch.compile(f)`: calling cg runs f (through torch.compile's wrapper)
         if qual == PARTIAL and positional and positional[0] is not None:
