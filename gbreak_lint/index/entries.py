@@ -21,6 +21,7 @@ MODULE_COMPILE_METHOD = "compile"  # nn.Module.compile()
 EXPORT_HOW = "torch._dynamo.export"  # an entry's `how` when torch._dynamo.export compiles it
 REORDERABLE = "reorderable:"  # config flag prefix: a logging function Dynamo may reorder
 REORDERABLE_CONFIG = "reorderable_logging_functions"
+MAX_FLAG_HOPS = 3  # callers passing a fullgraph parameter on to the next, followed
 
 
 @dataclass(frozen=True)
@@ -190,28 +191,60 @@ class _EntryFinder(cst.CSTVisitor):
         """The True/False values the calls of the enclosing function pass for its parameter
         `name`, in call order (`def check(fullgraph): ...` run as
         `for fullgraph in (True, False): check(fullgraph)`, a test parametrised by hand): each
-        call compiles anew. Calls are looked for where the function's name is bound (the body
-        of the function defining it, else the module). A value not written down counts as the
-        parameter's default (False without one); None when no call tells anything."""
-        fn = self.function
-        param = next((p for p in fn.params if p.name == name), None) if fn is not None else None
-        if fn is None or param is None or fn.class_qualname is not None or param.kind not in ("positional", "keyword_only"):
+        call compiles anew. A value not written down counts as the parameter's default (False
+        without one); None when no call tells anything."""
+        values = self._flags_passed_to(self.function, name, 0) if self.function is not None else None
+        return tuple(dict.fromkeys(values)) if values else None
+
+    def _flags_passed_to(self, fn: FunctionInfo, name: str, depth: int) -> list[bool] | None:
+        """The flags `fn`'s calls pass for its parameter `name`, calls looked for where its name
+        is bound (the body of the function defining it, else the module); a caller passing its
+        own parameter on (`def check_print(fullgraph): run(fn, fullgraph)`) passes what its own
+        calls give it."""
+        param = next((p for p in fn.params if p.name == name), None)
+        if param is None or fn.class_qualname is not None or param.kind not in ("positional", "keyword_only") \
+                or depth > MAX_FLAG_HOPS:
             return None
         position = fn.params.index(param) if param.kind == "positional" else None
-        parent = self.project.function(fn.parent_function) if fn.parent_function else None
         values: list[bool] = []
         unknown = False
-        for loops, call in _calls_by_name(parent.node if parent is not None else self.module.parsed.module, fn.name):
+        for module, loops, call, caller in self._calls_of(fn):
             arg = call_argument(call, name, position)
             rows = next((items[arg.value] for items in map(loop_items, reversed(loops))
                          if isinstance(arg, cst.Name) and arg.value in items), ()) if arg is not None else ()
+            forwarded = self._forwarded_flags(module, caller, arg, depth) if not rows else None
+            if forwarded is not None:
+                values += forwarded
+                continue
             written = rows or ((arg,) if arg is not None else (param.default,) if param.default is not None else ())
             known = [v.value == "True" for v in written if isinstance(v, cst.Name) and v.value in ("True", "False")]
             unknown |= not written or len(known) != len(written)
             values += known
-        if not values:
+        return values + [False] * unknown if values else None
+
+    def _calls_of(self, fn: FunctionInfo) -> list[tuple[ModuleIndex, tuple, cst.Call, cst.FunctionDef | None]]:
+        """Calls of `fn` where its name is bound: the body of the function defining it, else its
+        module and the modules importing it by name (`from testing import check`)."""
+        parent = self.project.function(fn.parent_function) if fn.parent_function else None
+        home = self.project.modules.get(fn.module, self.module)
+        if parent is not None:
+            return [(home, *found) for found in _calls_by_name(parent.node, fn.name)]
+        calls = [(home, *found) for found in _calls_by_name(home.parsed.module, fn.name)]
+        for other in self.project.mentioning(fn.name):
+            local = next((n for n, q in other.imports.items() if q == fn.qualname), None) if other is not home else None
+            calls += [(other, *found) for found in _calls_by_name(other.parsed.module, local)] if local else []
+        return calls
+
+    def _forwarded_flags(self, module: ModuleIndex, caller: cst.FunctionDef | None, arg, depth: int) -> list[bool] | None:
+        """What the calling function's own calls pass, when the argument is its parameter."""
+        if caller is None or not isinstance(arg, cst.Name):
             return None
-        return tuple(dict.fromkeys(values + [False] * unknown))
+        # (by name, then by shape: the tree walked may be a definition parsed on its own)
+        named = [f for f in module.functions.values() if f.name == caller.name.value]
+        info = named[0] if len(named) == 1 else next((f for f in named if f.node.deep_equals(caller)), None)
+        if info is None or arg.value not in {p.name for p in info.params}:
+            return None
+        return self._flags_passed_to(info, arg.value, depth + 1)
 
     def _called_in_loop(self, compiled: cst.Call, loop: cst.For) -> bool:
         """Is the compiled function called in the loop that makes it: at once, or by the name it
@@ -525,6 +558,28 @@ class _EntryFinder(cst.CSTVisitor):
                 arg = call_argument(call, param, names.index(param) if param in names else None)
                 for value in self._loop_values(call, arg):
                     self._passed_value(value, call, caller, node, fullgraph, how)
+            self._passed_from_importers(fn, param, names, node, fullgraph, how)
+
+    def _passed_from_importers(self, fn: FunctionInfo, param: str, names: list[str], node, fullgraph: bool,
+                               how: str) -> None:
+        """The helper called from other modules (`from testing import check; check(step, x)`):
+        the module-level functions and classes they pass for the parameter."""
+        if fn.parent_function is not None or fn.class_qualname is not None:
+            return
+        for other in self.project.mentioning(fn.name):
+            local = next((n for n, q in other.imports.items() if q == fn.qualname), None) if other is not self.module else None
+            for loops, call, _ in _calls_by_name(other.parsed.module, local) if local else ():
+                arg = call_argument(call, param, names.index(param) if param in names else None)
+                rows = next((items[arg.value] for items in map(loop_items, reversed(loops))
+                             if isinstance(arg, cst.Name) and arg.value in items), None)
+                for value in rows or ((arg,) if arg is not None else ()):
+                    made = isinstance(value, cst.Call)
+                    named = value.func if isinstance(value, cst.Call) else value
+                    target = self.project.lookup(self.project.qualify(named, other))
+                    if isinstance(target, FunctionInfo) and not made:
+                        self.add(target, node, fullgraph, f"{how}(fn)")
+                    elif isinstance(target, ClassInfo):
+                        self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
 
     def _loop_values(self, call: cst.Call, arg) -> tuple:
         """The values an argument stands for: a loop name's items, else the argument itself."""
@@ -603,13 +658,15 @@ def called_at_once(span: Span) -> str:
     return f"{CALLED_AT_ONCE}{span.line}:{span.column}-{span.end_line}:{span.end_column}"
 
 
-def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ...], cst.Call]]:
-    """Calls `name(...)` under `root`, each with the `for` loops around it (outermost first)."""
-    found: list[tuple[tuple[cst.For, ...], cst.Call]] = []
+def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ...], cst.Call, cst.FunctionDef | None]]:
+    """Calls `name(...)` under `root`, each with the `for` loops around it (outermost first)
+    and the innermost function definition holding it (None: at the top of `root`)."""
+    found: list[tuple[tuple[cst.For, ...], cst.Call, cst.FunctionDef | None]] = []
 
     class Calls(cst.CSTVisitor):
         def __init__(self):
             self.loops: list[cst.For] = []
+            self.defs: list[cst.FunctionDef] = []
 
         def visit_For(self, node: cst.For) -> None:
             self.loops.append(node)
@@ -617,9 +674,15 @@ def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ..
         def leave_For(self, node: cst.For) -> None:
             self.loops.pop()
 
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.defs.append(node)
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.defs.pop()
+
         def visit_Call(self, node: cst.Call) -> None:
             if isinstance(node.func, cst.Name) and node.func.value == name:
-                found.append((tuple(self.loops), node))
+                found.append((tuple(self.loops), node, self.defs[-1] if self.defs and self.defs[-1] is not root else None))
 
     root.visit(Calls())
     return found
