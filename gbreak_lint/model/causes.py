@@ -1493,8 +1493,9 @@ class CauseMatcher:
         for i, is_tensor in enumerate(items, start=len(given)):  # a wrapper's `*args` passed on
             if i < len(positional):
                 (tensors.add if is_tensor else lambda n: arguments.setdefault(n, PASSED_UNKNOWN))(positional[i].name)
-        forwarded_grad = {positional[i].name for i, is_tensor in enumerate(items, start=len(given))
-                          if i < len(positional) and is_tensor and self._passes_on_grad(node)}
+        passed_on = {positional[i].name for i, is_tensor in enumerate(items, start=len(given))
+                     if i < len(positional) and is_tensor}
+        forwarded_grad = passed_on if self._passes_on(node, self.b.key.grad_inputs) else set()
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given, or a list of tensors
                 if self.b.scope.is_tensor(arg.value) or self.b.scope.is_tensor_sequence(arg.value):
@@ -1541,12 +1542,24 @@ class CauseMatcher:
                         dynamic=self.b.key.dynamic, region=self.b.key.region,
                         grad_inputs=frozenset(name for name, arg in passed.items()
                                               if name in tensors and self.b.grad_leaks.needs_grad(arg))
-                        | self._star_needing_grad(params, extra_tensors) | forwarded_grad)
+                        | self._star_needing_grad(params, extra_tensors) | forwarded_grad,
+                        carried=self._carried(node, params, passed, extra_tensors, passed_on))
 
-    def _passes_on_grad(self, node: cst.Call) -> bool:
-        """`fn(*args, **kwargs)` in a wrapper whose `*args` hold tensors that need grad."""
-        return any(a.star == "*" and isinstance(a.value, cst.Name) and a.value.value in self.b.key.grad_inputs
-                   for a in node.args)
+    def _carried(self, node: cst.Call, params, passed: dict, extra_tensors: list, passed_on: set[str]) -> frozenset[str]:
+        """The parameters given what the call's statement rebinds (`x = layer(x, mask)`), or
+        what a wrapper was given so (its `*args` passed on: `forward(self, *args, **kwargs)`)."""
+        rebound = self.b.rebound_by(node)
+        carried = {name for name, arg in passed.items() if isinstance(arg, cst.Name) and arg.value in rebound}
+        if any(isinstance(t, cst.Name) and t.value in rebound for t in extra_tensors):
+            carried.update(p.name for p in params if p.kind == "star")
+        if self._passes_on(node, self.b.key.carried):
+            carried |= passed_on
+        return frozenset(carried)
+
+    @staticmethod
+    def _passes_on(node: cst.Call, names: frozenset[str]) -> bool:
+        """`fn(*args, **kwargs)` passing on a `*args` named in `names`."""
+        return any(a.star == "*" and isinstance(a.value, cst.Name) and a.value.value in names for a in node.args)
 
     def _star_needing_grad(self, params, extra_tensors: list[cst.BaseExpression]) -> frozenset[str]:
         """The callee's `*args` needs grad when every tensor that lands in it does."""

@@ -311,6 +311,12 @@ class FrameBuilder:
         cls = self.resolver.cls
         return cls is not None and self.resolver.is_nn_module(cls)
 
+    def rebound_by(self, call: cst.Call) -> frozenset[str]:
+        """The names the statement a call is the value of rebinds (`x = layer(x)`,
+        `x = layer(x)[0]`, `x, _ = layer(x)`); empty for a call anywhere else."""
+        rebinding = self.env.node_memo("rebinding_calls", self.function.node, lambda: _rebinding_calls(self.function.node))
+        return rebinding.get(id(call), frozenset())
+
     def _statements(self, fn: FunctionInfo) -> list:
         return self.env.node_memo("statements", fn.node, lambda: [
             (self.line(s), s, reads, writes) for s, reads, writes in statement_reads(fn.node.body, self._names_read)])
@@ -2297,3 +2303,13 @@ def _assigns(statement, node) -> bool:
 
 def _none_literal(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _rebinding_calls(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:
+    """id of each call an assignment in the body rebinds names with -> those names."""
+    found: dict[int, frozenset[str]] = {}
+    for small in find_all(fn.body, (cst.Assign,), skip=NESTED_SCOPES):
+        value = small.value.value if isinstance(small.value, cst.Subscript) else small.value
+        if isinstance(value, cst.Call):
+            found[id(value)] = frozenset(n.value for t in small.targets for n in find_all(t.target, (cst.Name,)))
+    return found

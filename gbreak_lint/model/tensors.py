@@ -196,7 +196,7 @@ class TensorScope:
             return any(self.is_tensor(a.value) for a in call.args)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method in self.k.non_tensor_methods:
+            if method in self.k.non_tensor_methods or method in self.k.container_only_methods:
                 return False
             if self.is_tensor(func.value):
                 return True

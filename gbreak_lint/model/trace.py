@@ -118,7 +118,8 @@ class Tracer:
         self.env = env
         self.nested = nested_graph_breaks
         self.compiled: dict[str, set[str]] = {}  # code object -> module instances compiled for
-        self.generalized = False  # Dynamo stopped specialising on module instances
+        # codes compiled again for a layer input that now needs grad: the new entry serves the rest
+        self.regraded: set[str] = set()
         self.first_input_grad: dict[str, bool] = {}  # code -> its first compilation's inputs needed grad
         self.worlds: list[str] = []  # the conditions the run being traced assumes
         self.sites: dict[tuple, SiteRecord] = {}
@@ -239,9 +240,11 @@ class Tracer:
             self.dynamic_numbers.add((key.qualname, _without_numbers(values)))  # sizes that changed: symbols
         self.compiled[code] = {key.instance}
         self.values_seen[code] = {values}
-        # the first compilation's input already needs grad (the hidden states a layer passes on;
-        # a mask or position embeddings beside it never do): a later layer's does too
-        self.first_input_grad[code] = bool(key.tensor_params & key.grad_inputs)
+        # the first compilation's input already needs grad: a later layer's does too. The input
+        # that changes is the one a layer passes to the next (`x = layer(x, mask)`); what is
+        # passed beside it is the same for every layer. Not known: any input needing grad.
+        changing = key.carried & key.tensor_params or key.tensor_params
+        self.first_input_grad[code] = bool(changing & key.grad_inputs)
         self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:
@@ -325,14 +328,15 @@ class Tracer:
         which does: the guard on the input's requires_grad fails once. With grad off, or an
         input that already needs grad, every layer reuses the first compilation.
         """
-        if self.generalized or GRAD_OFF in self.global_state or self.first_input_grad.get(cache_key(key), False):
+        code = cache_key(key)
+        if code in self.regraded or GRAD_OFF in self.global_state or self.first_input_grad.get(code, False):
             return False
         fn = self.env.project.function(key.qualname)
         owner = key.self_class or (fn.class_qualname if fn else None)
         cls = self.env.project.klass(owner) if fn and owner else None
         if cls is None or not holds_parameters(self.env.project, self.env.knowledge, cls):
             return False
-        self.generalized = True
+        self.regraded.add(code)
         return True
 
     def _retrace(self, key: FrameKey, chain, entry: str, strict_entry: bool, reuse_resumes: bool = False) -> None:
@@ -491,10 +495,10 @@ class Tracer:
 
     def _compiled_state(self) -> tuple:
         return ({k: set(v) for k, v in self.compiled.items()}, {k: set(v) for k, v in self.values_seen.items()},
-                self.generalized, set(self.dynamic_numbers))
+                set(self.regraded), set(self.dynamic_numbers))
 
     def _restore_compiled(self, state: tuple) -> None:
-        self.compiled, self.values_seen, self.generalized, self.dynamic_numbers = state
+        self.compiled, self.values_seen, self.regraded, self.dynamic_numbers = state
 
     def _nesting_disabled(self, path) -> int:
         """The depth of the chain past which nested graph breaks are off: the first call made

@@ -65,6 +65,9 @@ class FrameKey:
     # tensor parameters known to need grad (made with requires_grad=True, an nn.Parameter):
     # `requires_grad_()` on what the frame computes from them changes nothing (GBL610)
     grad_inputs: frozenset[str] = frozenset()
+    # parameters given the value the call's own statement rebinds (`x = layer(x, pos)`): what a
+    # stack of layers passes from one layer to the next
+    carried: frozenset[str] = frozenset()
     # `self.<attr>` holding a tensor: an object built in compiled code from tensors (`C(x).get()`)
     tensor_attributes: frozenset[str] = frozenset()
     # free variables the enclosing function's call bound (`def test(Ctx)` called as `test(A)`):
