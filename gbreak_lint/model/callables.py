@@ -198,7 +198,23 @@ class Callables:
             return None
         return FnValue(call.qualname, skip=1)
 
-    def replaced_method(self, cls, name: str) -> FnValue | None:
+    def replaced_method(self, chain: list, name: str) -> FnValue | None:
+        """What calling method `name` of `chain[0]` runs when Python replaced it as classes were
+        made; `chain` runs from that class up its MRO to the one defining the method (`owner`).
+        A decorator of the owner may put its own function there; then each class of the chain,
+        owner first, may be wrapped by a base's `__init_subclass__`, around what it inherited.
+        None when nothing replaced it."""
+        owner = chain[-1]
+        decorated = self._decorated_class_method(owner, name)
+        inner = decorated or FnValue(owner.methods[name])
+        wrapped = False
+        for cls in reversed(chain):
+            layer = self._subclass_hook_layer(cls, name, inner)
+            if layer is not None:
+                inner, wrapped = layer, True
+        return inner if decorated is not None or wrapped else None
+
+    def _decorated_class_method(self, cls, name: str) -> FnValue | None:
         """The function a class decorator puts in place of a method (`cls.forward = forward`,
         its own def, as transformers' `@use_experts_implementation` does), its cells holding
         the methods it read off the class first (`original_forward = cls.forward`)."""
@@ -214,23 +230,29 @@ class Callables:
                     captured = tuple(sorted((cell, FnValue(q)) for cell, attr in cells.items()
                                             if (q := cls.methods.get(attr)) is not None))
                     return FnValue(candidate.local_functions[local], captured)
-        return self._subclass_hook_method(cls, name)
+        return None
 
-    def _subclass_hook_method(self, cls, name: str) -> FnValue | None:
-        """The function a base's `__init_subclass__` puts in place of the method the new class
-        defines (`forward = cls.forward; def wrapper(self, *a, **k): ... forward(self, *a, **k);
-        cls.forward = wrapper`, transformers' GradientCheckpointingLayer): Dynamo inlines that
-        wrapper, a frame of the chain, before the method itself."""
+    def _method_value(self, cls, name: str) -> FnValue | None:
+        method = self.project.method(cls, name)
+        return FnValue(method.qualname) if method is not None else None
+
+    def _subclass_hook_layer(self, cls, name: str, inner: FnValue) -> FnValue | None:
+        """The wrapper a base's `__init_subclass__` puts around the method when Python makes
+        `cls` (`forward = cls.forward; def wrapper(self, *a, **k): ... forward(self, *a, **k);
+        cls.forward = wrapper`, transformers' GradientCheckpointingLayer), holding what the
+        class had (`inner`); None when no hook wraps it or the hook returns first for the
+        class's keywords (`class Block(Base, checkpointable=False)`). Dynamo inlines the
+        wrapper, a frame of the chain, before the method."""
         for base in self.project.mro(cls)[1:]:  # a class's own hook runs for its subclasses only
             hook = self.project.function(base.methods.get("__init_subclass__"))
-            if hook is None:
-                continue
-            found = _assigned_method(hook, name)
-            if found is None:
+            found = _assigned_method(hook, name) if hook is not None else None
+            if hook is None or found is None:
+                continue  # (a hook that only calls super() passes the class on)
+            if _returns_first(hook, cls):
                 return None
             local, cells = found
-            captured = tuple(sorted((cell, FnValue(q)) for cell, attr in cells.items()
-                                    if (q := cls.methods.get(attr)) is not None))
+            held = {attr: inner if attr == name else self._method_value(cls, attr) for attr in cells.values()}
+            captured = tuple(sorted((cell, value) for cell, attr in cells.items() if (value := held[attr]) is not None))
             return FnValue(hook.local_functions[local], captured)
         return None
 
@@ -392,6 +414,72 @@ def _is_none(default: cst.BaseExpression | None) -> bool:
     return isinstance(default, cst.Name) and default.value == "None"
 
 
+def _returns_first(hook: FunctionInfo, cls) -> bool:
+    """Does `__init_subclass__` return before its assignments for this class: a top-level
+    `if not flag: return` (or `if flag:`, `is None`, `is not None`) on a parameter, given the
+    class's keyword (`class Block(Base, flag=True)`) or the parameter's default?"""
+    given = {k.keyword.value: k.value for k in getattr(cls.node, "keywords", ()) if k.keyword is not None}
+    defaults = {p.name: p.default for p in hook.params}
+    for stmt in _body(hook.node):
+        if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+            continue
+        body = stmt.body.body
+        if not (len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine)
+                and isinstance(body[0].body[0], cst.Return)):
+            continue
+        decided = _flag_test(stmt.test, given, defaults)
+        if decided is not None:
+            return decided
+    return False
+
+
+def _flag_test(test: cst.BaseExpression, given: dict, defaults: dict) -> bool | None:
+    negate = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    inner = test.expression if isinstance(test, cst.UnaryOperation) and negate else test
+    compared = None
+    if isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1 \
+            and isinstance(inner.comparisons[0].comparator, cst.Name) and inner.comparisons[0].comparator.value == "None":
+        compared = inner.comparisons[0].operator
+        inner = inner.left
+    if not isinstance(inner, cst.Name) or inner.value not in defaults:
+        return None
+    value = literal(given.get(inner.value, defaults[inner.value]))
+    if value is None:
+        return None
+    if isinstance(compared, cst.Is):
+        result = value.value is None
+    elif isinstance(compared, cst.IsNot):
+        result = value.value is not None
+    else:
+        result = bool(value.value)
+    return not result if negate else result
+
+
+def _attribute_read(value: cst.BaseExpression, params: set[str]) -> str | None:
+    """The attribute `<param>.<attr>` or `getattr(<param>, "<attr>")` reads."""
+    if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value in params:
+        return value.attr.value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "getattr" \
+            and len(value.args) == 2 and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in params:
+        key = literal(value.args[1].value)
+        return key.value if key is not None and isinstance(key.value, str) else None
+    return None
+
+
+def _setattr_of(small, params: set[str], name: str, info: FunctionInfo) -> str | None:
+    """The local def `setattr(<param>, "<name>", <local def>)` puts on the class."""
+    call = small.value if isinstance(small, cst.Expr) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "setattr"
+            and len(call.args) == 3):
+        return None
+    owner, attr, value = (a.value for a in call.args)
+    key = literal(attr)
+    if isinstance(owner, cst.Name) and owner.value in params and key is not None and key.value == name \
+            and isinstance(value, cst.Name) and value.value in info.local_functions:
+        return value.value
+    return None
+
+
 def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]] | None:
     """`param.<name> = <local def>` at the top of a function taking the class as `param`:
     (that def's name, {local: attribute} for `local = param.<attribute>` reads before it)."""
@@ -401,12 +489,15 @@ def _assigned_method(info: FunctionInfo, name: str) -> tuple[str, dict[str, str]
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
+            set_by_call = _setattr_of(small, params, name, info)
+            if set_by_call is not None:  # `setattr(cls, "forward", wrapper)`
+                return set_by_call, cells
             if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                 continue
             target, value = small.targets[0].target, small.value
-            if isinstance(target, cst.Name) and isinstance(value, cst.Attribute) \
-                    and isinstance(value.value, cst.Name) and value.value.value in params:
-                cells[target.value] = value.attr.value
+            read = _attribute_read(value, params)
+            if isinstance(target, cst.Name) and read is not None:
+                cells[target.value] = read
             elif isinstance(target, cst.Attribute) and target.attr.value == name \
                     and isinstance(target.value, cst.Name) and target.value.value in params \
                     and isinstance(value, cst.Name) and value.value in info.local_functions:

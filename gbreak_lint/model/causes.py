@@ -1493,8 +1493,9 @@ class CauseMatcher:
         for i, is_tensor in enumerate(items, start=len(given)):  # a wrapper's `*args` passed on
             if i < len(positional):
                 (tensors.add if is_tensor else lambda n: arguments.setdefault(n, PASSED_UNKNOWN))(positional[i].name)
-        passed_on = {positional[i].name for i, is_tensor in enumerate(items, start=len(given))
-                     if i < len(positional) and is_tensor}
+        passed_on = {positional[i].name if i < len(positional) else star
+                     for i, is_tensor in enumerate(items, start=len(given)) if is_tensor
+                     for star in [next((p.name for p in params if p.kind == "star"), "")]} - {""}
         forwarded_grad = passed_on if self._passes_on(node, self.b.key.grad_inputs) else set()
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given, or a list of tensors

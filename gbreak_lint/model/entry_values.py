@@ -34,6 +34,7 @@ from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER_INPUT, PASSED_GE
                      star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
+MAX_APPLIED = 64  # functions one decorator is applied to, each run by the entry it compiles
 
 
 class EntryCall(NamedTuple):
@@ -77,7 +78,7 @@ def entry_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
                 "cells": tuple(sorted((k, v.qualname) for k, v in bound.items()))}))
             if made.fresh or made not in out:
                 out.append(made)
-    return out[:MAX_VARIANTS]
+    return out[:max(MAX_VARIANTS, min(len(cells), MAX_APPLIED))]
 
 
 def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[dict[str, FnValue]]:
@@ -95,17 +96,28 @@ def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[d
     callables = Callables(project, knowledge)
     found: list[dict[str, FnValue]] = []
     for found_call in _calls_named(project, knowledge, module, parent.name):
+        if not _sees_definition(found_call.caller, parent):
+            continue  # another function's local of the same name (two decorators' `runner`)
         options: dict[str, list[FnValue]] = {}
         for name in wanted:
             arg = call_argument(found_call.call, name, positional.index(name) if name in positional else None)
             values = _argument_values(project, callables, module, found_call.caller, arg) if arg is not None else []
             if values:
                 options[name] = values
-        for combination in itertools.islice(itertools.product(*options.values()), MAX_VARIANTS):
+        for combination in itertools.islice(itertools.product(*options.values()), MAX_APPLIED):
             bound = dict(zip(options, combination))
             if bound and bound not in found:
                 found.append(bound)
     return found
+
+
+def _sees_definition(caller: FunctionInfo | None, fn: FunctionInfo) -> bool:
+    """Can a call written in `caller` name `fn`: a local function only from inside the
+    function defining it (or one nested there)."""
+    scope = fn.parent_function
+    if scope is None:
+        return True
+    return caller is not None and (caller.qualname == scope or caller.qualname.startswith(scope + "."))
 
 
 def _argument_values(project, callables: Callables, module, caller, arg) -> list[FnValue]:
@@ -116,21 +128,29 @@ def _argument_values(project, callables: Callables, module, caller, arg) -> list
 def _decorated_functions(project, caller: FunctionInfo | None, arg) -> list[FnValue]:
     """A decorator's wrapper passing on the function it wraps (`def make_test(fn): def
     test_fn(self): return run(self, fn=fn)`): `fn` is each function the decorator is applied
-    to (`@make_test def test_x(self): ...`) in the decorator's module."""
+    to (`@make_test def test_x(self): ...`, or `@make_test("eager")` when an outer factory
+    returns it), in the decorator's module and the modules importing it."""
     if not isinstance(arg, cst.Name) or caller is None or caller.parent_function is None:
         return []
     factory = project.function(caller.parent_function)
     first = next((p.name for p in factory.params if p.kind == "positional"), None) if factory else None
     if factory is None or arg.value != first or arg.value in {p.name for p in caller.params}:
         return []
+    outer = factory.parent_function  # `def dynamo_test(backend): def deco(fn): ...; return deco`
+    applied_by_call = {factory.qualname} | ({outer} if outer else set())
     home = project.modules[factory.module]
+    top_name = (outer or factory.qualname).rsplit(".", 1)[-1]
+    modules = [home] + [m for m in project.mentioning(top_name) if m is not home]
     applied = []
-    for fn in home.functions.values():
-        for d in fn.decorators:
-            expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-            if project.qualify(expr, home) == factory.qualname:
-                applied.append(FnValue(fn.qualname))
-    return applied[:MAX_VARIANTS]
+    for module in modules:
+        for fn in module.functions.values():
+            for d in fn.decorators:
+                called = isinstance(d.decorator, cst.Call)
+                expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                qual = project.qualify(expr, module)
+                if qual in applied_by_call if called else qual == factory.qualname:
+                    applied.append(FnValue(fn.qualname))
+    return applied[:MAX_APPLIED]
 
 
 def _function_or_class(project, callables: Callables, module, caller, arg) -> FnValue | None:
@@ -219,13 +239,28 @@ def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameK
     wrapper's parameters (`*args, **kwargs`). Without a call site the entry stays `forward`
     itself with its defaults (a wrapper called with nothing would pass no tensors)."""
     fn = project.function(key.qualname)
-    found = method_wrapper(project, Callables(project, knowledge), fn) if fn is not None else None
+    callables = Callables(project, knowledge)
+    found = method_wrapper(project, callables, fn) if fn is not None else None
+    if found is None and fn is not None:
+        found = _replaced_by_class(project, callables, key, fn)
     if found is None:
         return key
     wrapper, wrapped = found
     return FrameKey(**{**_fields(key), "qualname": wrapper.qualname, "tensor_params": frozenset(),
                        "bindings": tuple(sorted(wrapped.captured, key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(wrapped.constants, key=lambda kv: kv[0]))})
+
+
+def _replaced_by_class(project: ProjectIndex, callables: Callables, key: FrameKey,
+                      fn: FunctionInfo) -> tuple[FunctionInfo, FnValue] | None:
+    """`forward` replaced as the module's class was made (a class decorator, a base's
+    `__init_subclass__`): calling the module runs the function put in its place."""
+    cls = project.klass(key.self_class) if key.self_class else None
+    mro = project.mro(cls) if cls is not None else []
+    at = next((i for i, c in enumerate(mro) if fn.name in c.methods), None)
+    replaced = callables.replaced_method(mro[:at + 1], fn.name) if at is not None else None
+    wrapper = project.function(replaced.qualname) if replaced is not None else None
+    return (wrapper, replaced) if wrapper is not None and replaced is not None else None
 
 
 def _is_generator_function(project: ProjectIndex, qual: str) -> bool:

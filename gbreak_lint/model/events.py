@@ -1186,6 +1186,8 @@ class FrameBuilder:
         if raised is not None:  # `for v in n` of a number: iter() raises before the body runs
             self.raises(node.iter, raised)
         self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        # `for layer in self.layers:` a layer holds parameters: what it computes needs grad
+        self.grad_leaks.assigned(target_names(node.target), node.iter, not self.causes.grad_off())
         key = _dict_items_key(node)
         if key is not None:  # `for name, loss in losses.items()`: a key is no tensor
             self.scope.assign(key, None, tensor=False)

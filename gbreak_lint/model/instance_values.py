@@ -186,4 +186,12 @@ def reads_self_attributes(project: ProjectIndex, qualname: str) -> bool:
         return False
     return project.derived(f"reads-self-attributes:{qualname}", lambda: any(  # its closures' reads too
         isinstance(node.value, cst.Name) and node.value.value == "self"
-        for node in find_all(fn.node.body, (cst.Attribute,), skip=(cst.ClassDef,))))
+        for node in find_all(fn.node.body, (cst.Attribute,), skip=(cst.ClassDef,))) or _passes_self(fn.node))
+
+
+def _passes_self(fn: cst.FunctionDef) -> bool:
+    """A wrapper handing `self` to the function it holds (`forward(self, *args)`): the method
+    it inlines reads `self`, which the wrapper's trace then depends on too."""
+    return any(call.args and call.args[0].keyword is None and isinstance(call.args[0].value, cst.Name)
+               and call.args[0].value.value == "self" and isinstance(call.func, cst.Name)
+               for call in find_all(fn.body, (cst.Call,), skip=(cst.ClassDef,)))

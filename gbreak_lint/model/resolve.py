@@ -635,6 +635,11 @@ class CallResolver:
             fn = self.project.method(self.cls, name, after=self.defining.qualname)
             if fn is None and name == "__call__" and self.is_nn_module(self.cls):
                 return self._forward(self.cls, "", own_call=False)  # torch's Module.__call__ runs forward
+            holder = self.project.klass(fn.class_qualname) if fn is not None else None
+            replaced = self._replaced(holder, name) if holder is not None else None
+            wrapper = self.project.function(replaced.qualname) if replaced is not None else None
+            if wrapper is not None and replaced is not None:  # what the base's class holds under that name
+                return CallTarget(wrapper, True, self_class=self.cls.qualname, captured=replaced.captured)
             return CallTarget(fn, True, self_class=self.cls.qualname) if fn else None
         runtime = self._class_of_instance(value)
         if runtime is not None:  # `type(self).shift(x)`, `self.__class__.shift(x)`: read off the class
@@ -682,10 +687,11 @@ class CallResolver:
 
     def _replaced(self, cls: ClassInfo, method: str) -> FnValue | None:
         """A method replaced by a decorator of the class or of a base that defines it."""
-        for owner in self.project.mro(cls):
+        mro = self.project.mro(cls)
+        for i, owner in enumerate(mro):
             if method in owner.methods:  # (memoised: reading the decorators parses the class)
-                return self.project.derived(f"replaced:{owner.qualname}.{method}",
-                                            lambda owner=owner: self.callables.replaced_method(owner, method))
+                return self.project.derived(f"replaced:{cls.qualname}.{method}",
+                                            lambda chain=mro[:i + 1]: self.callables.replaced_method(chain, method))
         return None
 
     def _method_target(self, fn: FunctionInfo, instance: str, self_class: str) -> CallTarget:

@@ -120,6 +120,7 @@ class Tracer:
         self.compiled: dict[str, set[str]] = {}  # code object -> module instances compiled for
         # codes compiled again for a layer input that now needs grad: the new entry serves the rest
         self.regraded: set[str] = set()
+        self.replaying: set[FrameKey] = set()  # cached frames whose callees are being run
         self.first_input_grad: dict[str, bool] = {}  # code -> its first compilation's inputs needed grad
         self.worlds: list[str] = []  # the conditions the run being traced assumes
         self.sites: dict[tuple, SiteRecord] = {}
@@ -224,7 +225,9 @@ class Tracer:
             elif key.instance and key.instance not in seen and known:
                 seen.add(key.instance)  # the frame's code is reused, its resume functions may not be
                 self._resumes_for_instance(key, chain, entry, strict_entry)
-            elif not known:
+            elif known:
+                self._replay_cached(key, chain, entry)
+            else:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[code])
                 self.values_seen[code].add(values)
@@ -261,6 +264,28 @@ class Tracer:
             self._trace(info, chain, entry, strict_entry, reuse_resumes=True)
         elif key.instance == "*":
             self._resumes_for_instance(key, chain, entry, strict_entry)
+
+    def _replay_cached(self, key: FrameKey, chain, entry: str) -> None:
+        """A frame whose code runs from the cache still breaks where its first compilation
+        did; the callee holding that break then runs as a frame of its own, which may be new
+        code or a closure holding other functions (a wrapper around a wrapper: the inner one's
+        cell holds another function, its guards fail)."""
+        if self.nested:
+            return  # (nested graph breaks resume inside the cached chain: no frame of its own)
+        info = self.env.frame(key)
+        if info is None or (info.qualname, Outcome.SKIPPED) in self.frames or key in self.replaying:
+            return
+        for ev in info.events:
+            if ev.kind == EventKind.BREAK:
+                return
+            if ev.kind == EventKind.CALL and ev.target is not None and ev.mode not in NOT_OWN_FRAME \
+                    and self._inline(ev, (info.key,)).breaks:
+                self.replaying.add(key)
+                try:
+                    self._compile_callee(ev, chain + (_link(info, ev),), entry)
+                finally:
+                    self.replaying.discard(key)
+                return
 
     def _values_of_code(self, qualname: str) -> list[tuple]:
         """The values a code object was compiled for, in every cache holding it."""
@@ -299,6 +324,9 @@ class Tracer:
         fn = self.env.project.function(key.qualname)
         params = {p.name for p in fn.params} if fn is not None else set()
         passed: tuple[tuple[str, object], ...] = tuple(kv for kv in key.bindings if kv[0] in params)
+        # a closure cell holding a function is guarded by its code: a wrapper made again around
+        # another function (a second `__init_subclass__` wrapping) compiles again
+        passed += tuple((name, fn.qualname) for name, fn in key.bindings if name not in params)
         # the kind of object passed (a context manager, a generator) is guarded by its type
         passed += tuple(kv for kv in key.arguments if isinstance(kv[1], str) and kv[1] != PASSED_UNKNOWN)
         # `self`'s type is guarded where the trace reads off `self`: a base's forward compiled
