@@ -1826,7 +1826,19 @@ class CauseMatcher:
             arguments[name] = PASSED_CONTEXT_MANAGER
             return
         known = self.b.values.value(value)
+        if known is None:
+            known = self._passed_instance(value)
         arguments[name] = known if known is not None else PASSED_UNKNOWN
+
+    def _passed_instance(self, value: cst.BaseExpression) -> Const | None:
+        """A module of the project handed to a helper (`run_layer(block, x)`, `block` from
+        `self.blocks`): calling it there runs its forward. Its attributes are not known here."""
+        if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)) or _names_self(value):
+            return None  # (`self` handed on keeps its own class and instance: _passing_own_self)
+        cls = self.b.resolver.class_of(value)
+        if cls is None or not self.b.resolver.is_nn_module(cls):
+            return None
+        return Const(Obj(cls.qualname, shared=True))
 
     def _emit_disabled(self, node: cst.Call, how: str, detail: str, decorator: str | None = None) -> None:
         rule = self.rule_for_check(CauseCheck.DISABLED_CALL)
@@ -2515,3 +2527,7 @@ COMPILE_WRAPPER_LABEL = "compile_wrapper"
 def _defines(methods: tuple[str, ...], name: str) -> bool:
     """Is `name` one of a library class's methods (`assert*` naming a prefix)?"""
     return any(name.startswith(m[:-1]) if m.endswith("*") else name == m for m in methods)
+
+
+def _names_self(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "self"
