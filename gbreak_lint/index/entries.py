@@ -209,6 +209,8 @@ class _EntryFinder(cst.CSTVisitor):
         values: list[bool] = []
         unknown = False
         for module, loops, call, caller in self._calls_of(fn):
+            if caller is not None and not self.project.may_run(module, caller.name.value):
+                continue  # a call in a function nothing calls (`def strict_suite(): check(True)`)
             arg = call_argument(call, name, position)
             rows = next((items[arg.value] for items in map(loop_items, reversed(loops))
                          if isinstance(arg, cst.Name) and arg.value in items), ()) if arg is not None else ()

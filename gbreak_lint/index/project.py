@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -12,6 +13,11 @@ from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, find_all
 from .names import binding_counts, dotted, unpacked
 from .symbols import REDEFINED, ClassInfo, FunctionInfo, ModuleIndex
+
+# a module running these calls every test method its test classes define
+TEST_RUNNERS = ("unittest.main(", "run_tests(", "pytest.main(")
+# the constant start of a name an f-string builds (`f"test_{i}"`)
+FORMATTED_NAME_PREFIX = re.compile(r"""\bf["']([A-Za-z_]\w*)\{""")
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 # names under `torch` that are modules (for `from torch import nn`); functions are not
@@ -101,6 +107,17 @@ class ProjectIndex:
         found = with_text(text) if with_text else [m for m in list(self.modules.values()) if text in m.parsed.text]
         self.reads.note_all(m.name for m in found)
         return found
+
+    def may_run(self, module: ModuleIndex, name: str) -> bool:
+        """Can a module-level function or a method named `name` in `module` ever be called: its
+        name appears again in its module (a call, a string handed to getattr or a test
+        runner) or in another module, or the module runs its tests (`unittest.main()`)."""
+        text = module.parsed.text
+        if len(re.findall(rf"\b{re.escape(name)}\b", text)) > 1 or any(r in text for r in TEST_RUNNERS):
+            return True
+        if any(name.startswith(prefix) for prefix in FORMATTED_NAME_PREFIX.findall(text)):
+            return True  # `getattr(case, f"test_{i}")()`
+        return any(m is not module for m in self.mentioning(name))
 
     def derived(self, key: str, compute):
         """`compute()` once per project index: facts found by walking every module (hooks,

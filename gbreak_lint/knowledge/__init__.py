@@ -42,6 +42,7 @@ class Knowledge:
     breaking_context_managers: Mapping[str, str]
     dtype_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     default_float_dtype: str = "torch.float32"
+    recompile_limit: int = 8  # guard sets a code object is compiled for before it runs eagerly
     constant_calls: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     disable_gb_codes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     optimizer_methods: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # method -> GB code
@@ -137,6 +138,7 @@ def load_profile(profile: str = "2.13") -> Knowledge:
         breaking_context_managers=MappingProxyType(dict(data["breaking_context_managers"])),
         dtype_names=MappingProxyType(dict(data.get("dtype_names") or {})),
         default_float_dtype=str(data.get("default_float_dtype", "torch.float32")),
+        recompile_limit=int(data.get("recompile_limit", 8)),
         constant_calls=MappingProxyType(dict(data.get("constant_calls") or {})),
         disable_gb_codes=MappingProxyType(dict(data.get("disable_gb_codes") or {})),
         optimizer_methods=MappingProxyType(dict(data.get("optimizer_methods") or {})),

@@ -1549,11 +1549,11 @@ class CauseMatcher:
     def _carried(self, node: cst.Call, params, passed: dict, extra_tensors: list, passed_on: set[str]) -> frozenset[str]:
         """The parameters given what the call's statement rebinds (`x = layer(x, mask)`), or
         what a wrapper was given so (its `*args` passed on: `forward(self, *args, **kwargs)`)."""
-        rebound = self.b.rebound_by(node)
+        rebound = self.b.rebound_by(node) | (self.b.key.carried or frozenset())  # (or what this frame was handed so)
         carried = {name for name, arg in passed.items() if isinstance(arg, cst.Name) and arg.value in rebound}
         if any(isinstance(t, cst.Name) and t.value in rebound for t in extra_tensors):
             carried.update(p.name for p in params if p.kind == "star")
-        if self._passes_on(node, self.b.key.carried):
+        if self._passes_on(node, self.b.key.carried or frozenset()):
             carried |= passed_on
         return frozenset(carried)
 

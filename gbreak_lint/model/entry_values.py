@@ -148,7 +148,7 @@ def _decorated_functions(project, caller: FunctionInfo | None, arg) -> list[FnVa
                 called = isinstance(d.decorator, cst.Call)
                 expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
                 qual = project.qualify(expr, module)
-                if qual in applied_by_call if called else qual == factory.qualname:
+                if (qual in applied_by_call if called else qual == factory.qualname) and project.may_run(module, fn.name):
                     applied.append(FnValue(fn.qualname))
     return applied[:MAX_APPLIED]
 

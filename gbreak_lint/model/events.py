@@ -312,8 +312,9 @@ class FrameBuilder:
         return cls is not None and self.resolver.is_nn_module(cls)
 
     def rebound_by(self, call: cst.Call) -> frozenset[str]:
-        """The names the statement a call is the value of rebinds (`x = layer(x)`,
-        `x = layer(x)[0]`, `x, _ = layer(x)`); empty for a call anywhere else."""
+        """The names rebound around a call from one run of it to the next: by the statement it
+        is the value of (`x = layer(x)`, `x = layer(x)[0]`, `x, _ = layer(x)`) or by the body of
+        the loop it is in; empty for a call anywhere else."""
         rebinding = self.env.node_memo("rebinding_calls", self.function.node, lambda: _rebinding_calls(self.function.node))
         return rebinding.get(id(call), frozenset())
 
@@ -358,7 +359,9 @@ class FrameBuilder:
             self.expr(arg.value)
         made, taken = self.generators.pop(name)
         if self._sends_into_delegation(node, made, taken):
-            self.emit_break(self.causes.rule_for_check(CauseCheck.SEND_INTO_YIELD_FROM), node)
+            rule = self.causes.rule_for_check(CauseCheck.SEND_INTO_YIELD_FROM)
+            thrown = isinstance(node.func, cst.Attribute) and node.func.attr.value == "throw"
+            self.emit_break(rule, node, gb_code=rule.gb_code_when.get("throw", rule.gb_code) if thrown else rule.gb_code)
         if self._yields_left(made, taken) == 0:  # closed or run to its end: Python raises, so does Dynamo
             self.generators[name] = (made, taken)
             self.raises(node, "StopIteration")
@@ -447,9 +450,10 @@ class FrameBuilder:
         return self.env.project.function(target.qualname) if target is not None else None
 
     def _sends_into_delegation(self, node: cst.Call, made: int, taken: int) -> bool:
-        """`gen.send(v)` of a value that is not None while the generator waits in a `yield from`
-        (its `taken`-th yield is one of the sub-generator's): Dynamo does not send into a
-        sub-generator (measured 2.13: GB0120 at the call, the frame runs eagerly)."""
+        """`gen.send(v)` of a value that is not None, or `gen.throw(exc)`, while the generator
+        waits in a `yield from` (its `taken`-th yield is one of the sub-generator's): Dynamo does
+        not pass either on to a sub-generator (measured 2.13: GB0120 / GB0088 at the call, the
+        frame runs eagerly)."""
         if not (isinstance(node.func, cst.Attribute) and node.args and not _none_literal(node.args[0].value)) \
                 or taken == CLOSED or taken < 1 or not self.causes.check_enabled(CauseCheck.SEND_INTO_YIELD_FROM):
             return False
@@ -473,9 +477,11 @@ class FrameBuilder:
             module = self.env.project.modules[fn.module]
             sub = self.env.project.function(self.env.project.qualify(item.func, module, fn)) \
                 if isinstance(item, cst.Call) else None
-            inner = self._yield_points(sub, depth + 1) if sub is not None and sub.is_generator else None
-            if inner is None:
+            if sub is None or not sub.is_generator:
                 return None
+            inner = self._yield_points(sub, depth + 1)
+            if not inner:  # how often it yields is not fixed: its first yield at least is delegated
+                return tuple(points) + (True,)
             points.extend([True] * len(inner))
         return tuple(points)
 
@@ -2180,11 +2186,11 @@ def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
 
 
 def _stepped(call: cst.Call) -> str | None:
-    """The local `next(gen)` / `gen.send(v)` takes one item from."""
+    """The local `next(gen)` / `gen.send(v)` / `gen.throw(exc)` takes one item from."""
     func = call.func
     if isinstance(func, cst.Name) and func.value == "next" and call.args and isinstance(call.args[0].value, cst.Name):
         return call.args[0].value.value
-    if isinstance(func, cst.Attribute) and func.attr.value == "send" and isinstance(func.value, cst.Name):
+    if isinstance(func, cst.Attribute) and func.attr.value in ("send", "throw") and isinstance(func.value, cst.Name):
         return func.value.value
     return None
 
@@ -2308,10 +2314,16 @@ def _none_literal(expr: cst.BaseExpression) -> bool:
 
 
 def _rebinding_calls(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:
-    """id of each call an assignment in the body rebinds names with -> those names."""
-    found: dict[int, frozenset[str]] = {}
+    """id of each call -> the names passed from one iteration to the next around it: those its
+    own assignment rebinds (`x = layer(x)`), or, for a call in a loop, those the loop's body
+    assigns (`out = layer(x); x = out[0]`)."""
+    found: dict[int, set[str]] = {}
+    for loop in find_all(fn.body, (cst.For, cst.While), skip=NESTED_SCOPES):  # outer loops first
+        written = assigned_names(loop.body)
+        for call in find_all(loop.body, (cst.Call,), skip=NESTED_SCOPES):
+            found[id(call)] = set(written)
     for small in find_all(fn.body, (cst.Assign,), skip=NESTED_SCOPES):
         value = small.value.value if isinstance(small.value, cst.Subscript) else small.value
         if isinstance(value, cst.Call):
-            found[id(value)] = frozenset(n.value for t in small.targets for n in find_all(t.target, (cst.Name,)))
-    return found
+            found.setdefault(id(value), set()).update(n.value for t in small.targets for n in find_all(t.target, (cst.Name,)))
+    return {k: frozenset(v) for k, v in found.items()}

@@ -636,11 +636,8 @@ class CallResolver:
             if fn is None and name == "__call__" and self.is_nn_module(self.cls):
                 return self._forward(self.cls, "", own_call=False)  # torch's Module.__call__ runs forward
             holder = self.project.klass(fn.class_qualname) if fn is not None else None
-            replaced = self._replaced(holder, name) if holder is not None else None
-            wrapper = self.project.function(replaced.qualname) if replaced is not None else None
-            if wrapper is not None and replaced is not None:  # what the base's class holds under that name
-                return CallTarget(wrapper, True, self_class=self.cls.qualname, captured=replaced.captured)
-            return CallTarget(fn, True, self_class=self.cls.qualname) if fn else None
+            wrapped = self._replaced_target(holder, name, self.cls.qualname) if holder is not None else None
+            return wrapped or (CallTarget(fn, True, self_class=self.cls.qualname) if fn else None)
         runtime = self._class_of_instance(value)
         if runtime is not None:  # `type(self).shift(x)`, `self.__class__.shift(x)`: read off the class
             fn = self.project.method(runtime, name)
@@ -656,7 +653,7 @@ class CallResolver:
             if fn is not None and property_getter(self.project, owner, name) is fn:
                 return None  # `self.loss_function(...)`: the getter runs bare, its result is called
             if fn is not None:
-                return self._method_target(fn, "", owner.qualname)
+                return self._replaced_target(owner, name) or self._method_target(fn, "", owner.qualname)
             sub = self.class_of(func)
             if sub is not None:
                 return self._forward(sub, self.instance_name(func))
@@ -684,6 +681,15 @@ class CallResolver:
             return CallTarget(fn, True, instance, cls.qualname, replaced.captured) if fn else None
         fn = self.project.method(cls, method)
         return self._method_target(fn, instance, cls.qualname) if fn else None
+
+    def _replaced_target(self, cls: ClassInfo, method: str, self_class: str = "") -> CallTarget | None:
+        """A method called on an instance (or through super()) when the class holds a function
+        put in its place as classes were made (a base's `__init_subclass__`, a class decorator)."""
+        replaced = self._replaced(cls, method)
+        wrapper = self.project.function(replaced.qualname) if replaced is not None else None
+        if wrapper is None or replaced is None:
+            return None
+        return CallTarget(wrapper, True, self_class=self_class or cls.qualname, captured=replaced.captured)
 
     def _replaced(self, cls: ClassInfo, method: str) -> FnValue | None:
         """A method replaced by a decorator of the class or of a base that defines it."""

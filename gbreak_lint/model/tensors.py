@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..index.names import target_names  # noqa: F401  (re-exported)
 from ..walk import STRING_NODES
+from .values import literal
 
 from ..knowledge import Knowledge
 
@@ -196,7 +197,8 @@ class TensorScope:
             return any(self.is_tensor(a.value) for a in call.args)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method in self.k.non_tensor_methods or method in self.k.container_only_methods:
+            if method in self.k.non_tensor_methods or method in self.k.container_only_methods \
+                    or _flag_lookup(call):
                 return False
             if self.is_tensor(func.value):
                 return True
@@ -367,3 +369,10 @@ def comprehension_element(value: cst.BaseExpression | None) -> cst.BaseExpressio
     if isinstance(value, cst.ListComp):
         return value.elt
     return value.value if isinstance(value, cst.DictComp) else None
+
+
+def _flag_lookup(call: cst.Call) -> bool:
+    """`d.get(key, False)` / `d.pop(key, 0)`: a lookup given a constant default, a Python value."""
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return method in ("get", "pop", "setdefault") and len(positional) == 2 and literal(positional[1].value) is not None

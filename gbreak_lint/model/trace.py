@@ -227,6 +227,8 @@ class Tracer:
                 self._resumes_for_instance(key, chain, entry, strict_entry)
             elif known:
                 self._replay_cached(key, chain, entry)
+            elif len(self.values_seen[code]) >= self.env.knowledge.recompile_limit:
+                return  # the recompile limit: it runs eagerly from now on, with what it calls
             else:
                 # Dynamo guards on the Python values it specialised on: other values recompile
                 shapes_only = any(v[:-1] == values[:-1] for v in self.values_seen[code])
@@ -245,9 +247,13 @@ class Tracer:
         self.values_seen[code] = {values}
         # the first compilation's input already needs grad: a later layer's does too. The input
         # that changes is the one a layer passes to the next (`x = layer(x, mask)`); what is
-        # passed beside it is the same for every layer. Not known: any input needing grad.
-        changing = key.carried & key.tensor_params or key.tensor_params
-        self.first_input_grad[code] = bool(changing & key.grad_inputs)
+        # passed beside it is the same for every layer, and with nothing passed on (`outs.append(
+        # head(x))`) no input changes.
+        if key.carried is None:  # (no call site told what is passed on: any input needing grad)
+            self.first_input_grad[code] = bool(key.tensor_params & key.grad_inputs)
+        else:
+            changing = key.carried & key.tensor_params
+            self.first_input_grad[code] = not changing or bool(changing & key.grad_inputs)
         self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:

@@ -66,8 +66,9 @@ class FrameKey:
     # `requires_grad_()` on what the frame computes from them changes nothing (GBL610)
     grad_inputs: frozenset[str] = frozenset()
     # parameters given the value the call's own statement rebinds (`x = layer(x, pos)`): what a
-    # stack of layers passes from one layer to the next
-    carried: frozenset[str] = frozenset()
+    # stack of layers passes from one layer to the next; None where no call site told (torch's
+    # own nn.Sequential loop, an entry)
+    carried: frozenset[str] | None = None
     # `self.<attr>` holding a tensor: an object built in compiled code from tensors (`C(x).get()`)
     tensor_attributes: frozenset[str] = frozenset()
     # free variables the enclosing function's call bound (`def test(Ctx)` called as `test(A)`):
