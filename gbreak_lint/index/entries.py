@@ -212,8 +212,7 @@ class _EntryFinder(cst.CSTVisitor):
             if caller is not None and not self.project.may_run(module, caller.name.value):
                 continue  # a call in a function nothing calls (`def strict_suite(): check(True)`)
             arg = call_argument(call, name, position)
-            rows = next((items[arg.value] for items in map(loop_items, reversed(loops))
-                         if isinstance(arg, cst.Name) and arg.value in items), ()) if arg is not None else ()
+            rows = _loop_rows(loops, arg) or ()
             forwarded = self._forwarded_flags(module, caller, arg, depth) if not rows else None
             if forwarded is not None:
                 values += forwarded
@@ -568,20 +567,18 @@ class _EntryFinder(cst.CSTVisitor):
         the module-level functions and classes they pass for the parameter."""
         if fn.parent_function is not None or fn.class_qualname is not None:
             return
-        for other in self.project.mentioning(fn.name):
-            local = next((n for n, q in other.imports.items() if q == fn.qualname), None) if other is not self.module else None
-            for loops, call, _ in _calls_by_name(other.parsed.module, local) if local else ():
-                arg = call_argument(call, param, names.index(param) if param in names else None)
-                rows = next((items[arg.value] for items in map(loop_items, reversed(loops))
-                             if isinstance(arg, cst.Name) and arg.value in items), None)
-                for value in rows or ((arg,) if arg is not None else ()):
-                    made = isinstance(value, cst.Call)
-                    named = value.func if isinstance(value, cst.Call) else value
-                    target = self.project.lookup(self.project.qualify(named, other))
-                    if isinstance(target, FunctionInfo) and not made:
-                        self.add(target, node, fullgraph, f"{how}(fn)")
-                    elif isinstance(target, ClassInfo):
-                        self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
+        for other, loops, call, _ in self._calls_of(fn):
+            if other is self.module:
+                continue  # (the module's own calls: add_passed_functions)
+            arg = call_argument(call, param, names.index(param) if param in names else None)
+            for value in _loop_rows(loops, arg) or ((arg,) if arg is not None else ()):
+                made = isinstance(value, cst.Call)
+                named = value.func if isinstance(value, cst.Call) else value
+                target = self.project.lookup(self.project.qualify(named, other))
+                if isinstance(target, FunctionInfo) and not made:
+                    self.add(target, node, fullgraph, f"{how}(fn)")
+                elif isinstance(target, ClassInfo):
+                    self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
 
     def _loop_values(self, call: cst.Call, arg) -> tuple:
         """The values an argument stands for: a loop name's items, else the argument itself."""
@@ -688,6 +685,14 @@ def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ..
 
     root.visit(Calls())
     return found
+
+
+def _loop_rows(loops: tuple[cst.For, ...], arg) -> tuple | None:
+    """The items a name passed as `arg` takes in the innermost enclosing `for` over a display
+    that binds it (`for flag in (True, False): check(flag)`); None when none does."""
+    if not isinstance(arg, cst.Name):
+        return None
+    return next((items[arg.value] for items in map(loop_items, reversed(loops)) if arg.value in items), None)
 
 
 def call_argument(call: cst.Call, name: str, position: int | None) -> cst.BaseExpression | None:

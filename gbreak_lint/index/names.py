@@ -72,6 +72,17 @@ def unpacked(target, value) -> list[tuple]:
 NAME_FIELD = "__field__"
 
 
+def decorator_callee(decorator: cst.Decorator) -> cst.BaseExpression:
+    """What a decorator names: `f` of `@f` and of `@f(...)`."""
+    expr = decorator.decorator
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def is_none_literal(expr: cst.BaseExpression | None) -> bool:
+    """The literal `None`."""
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 def last_name(func: cst.BaseExpression) -> str:
     """The name a callee ends in: `f` of `f(...)`, `g` of `mod.g(...)`; "" otherwise."""
     return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""

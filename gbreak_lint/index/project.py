@@ -11,7 +11,7 @@ import libcst as cst
 
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, find_all
-from .names import binding_counts, dotted, unpacked
+from .names import binding_counts, decorator_callee, dotted, unpacked
 from .symbols import REDEFINED, ClassInfo, FunctionInfo, ModuleIndex
 
 # a module running these calls every test method its test classes define
@@ -269,8 +269,7 @@ class ProjectIndex:
     def decorated_with(self, decorators, module_name: str, names: frozenset[str]) -> bool:
         """Is one of the decorators (`@name` or `@name(...)`) one of `names`?"""
         module = self.modules[module_name]
-        return any(self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
-                                module) in names for d in decorators)
+        return any(self.qualify(decorator_callee(d), module) in names for d in decorators)
 
     def qualify_text(self, text: str, module: ModuleIndex,
                      function: FunctionInfo | None = None, depth: int = 0) -> str | None:

@@ -16,6 +16,7 @@ from typing import TypeGuard
 import libcst as cst
 
 from ..index.entries import call_argument
+from ..index.names import decorator_callee, is_none_literal
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
@@ -110,9 +111,9 @@ class Callables:
             assigns = [(t.target.value, a.value) for a in find_all(fn.node.body, (cst.Assign,), skip=NESTED_SCOPES)
                        for t in a.targets if isinstance(t.target, cst.Name) and len(a.targets) == 1]
             if skip_none:
-                cleared = [n for n, v in assigns if _is_none(v)]
+                cleared = [n for n, v in assigns if is_none_literal(v)]
                 counts.update((n, counts[n] - cleared.count(n)) for n in set(cleared))
-                assigns = [(n, v) for n, v in assigns if not _is_none(v)]
+                assigns = [(n, v) for n, v in assigns if not is_none_literal(v)]
             return {name: value for name, value in assigns if counts.get(name) == 1 and name not in params}
         return self.project.derived(f"single-assignments:{fn.qualname}:{skip_none}", find)
 
@@ -198,6 +199,16 @@ class Callables:
             return None
         return FnValue(call.qualname, skip=1)
 
+    def replaced_in_class(self, cls, name: str) -> FnValue | None:
+        """What calling method `name` on an instance of `cls` runs when Python replaced it as
+        classes were made (see replaced_method); memoised per class (reading the decorators
+        parses the class)."""
+        mro = self.project.mro(cls)
+        at = next((i for i, owner in enumerate(mro) if name in owner.methods), None)
+        if at is None:
+            return None
+        return self.project.derived(f"replaced:{cls.qualname}.{name}", lambda: self.replaced_method(mro[:at + 1], name))
+
     def replaced_method(self, chain: list, name: str) -> FnValue | None:
         """What calling method `name` of `chain[0]` runs when Python replaced it as classes were
         made; `chain` runs from that class up its MRO to the one defining the method (`owner`).
@@ -220,8 +231,7 @@ class Callables:
         the methods it read off the class first (`original_forward = cls.forward`)."""
         module = self.project.modules[cls.module]
         for dec in cls.decorators:
-            expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            factory = self.project.function(self.project.qualify(expr, module))
+            factory = self.project.function(self.project.qualify(decorator_callee(dec), module))
             inner = [self.project.function(q) for q in factory.local_functions.values()] if factory else []
             for candidate in [factory, *inner]:
                 found = _assigned_method(candidate, name) if candidate is not None else None
@@ -275,7 +285,7 @@ class Callables:
         for name, arg in (kwargs or {}).items():
             if arg is not None:
                 cells[name] = arg
-        absent = {p.name for p in info.params if p.name not in passed and _is_none(p.default)}
+        absent = {p.name for p in info.params if p.name not in passed and is_none_literal(p.default)}
         constants = dict(fn.constants)
         constants.update((p.name, literal(p.default)) for p in info.params if p.name not in passed)
         constants.update(literals or {})
@@ -410,10 +420,6 @@ def _passed_test(test: cst.BaseExpression, passed: set[str], absent: set[str]) -
     return None if known is None else known != negate
 
 
-def _is_none(default: cst.BaseExpression | None) -> bool:
-    return isinstance(default, cst.Name) and default.value == "None"
-
-
 def _returns_first(hook: FunctionInfo, cls) -> bool:
     """Does `__init_subclass__` return before its assignments for this class: a top-level
     `if not flag: return` (or `if flag:`, `is None`, `is not None`) on a parameter, given the
@@ -438,7 +444,7 @@ def _flag_test(test: cst.BaseExpression, given: dict, defaults: dict) -> bool | 
     inner = test.expression if isinstance(test, cst.UnaryOperation) and negate else test
     compared = None
     if isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1 \
-            and isinstance(inner.comparisons[0].comparator, cst.Name) and inner.comparisons[0].comparator.value == "None":
+            and is_none_literal(inner.comparisons[0].comparator):
         compared = inner.comparisons[0].operator
         inner = inner.left
     if not isinstance(inner, cst.Name) or inner.value not in defaults:

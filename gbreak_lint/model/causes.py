@@ -11,7 +11,7 @@ from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
 from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
-from ..index.names import FULLGRAPH_KEYWORDS, keyword_true
+from ..index.names import FULLGRAPH_KEYWORDS, decorator_callee, keyword_true
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, STRING_NODES, children, find_all
 from .attributes import getattr_override, global_hook_key, property_getter, property_setter, setattr_override
@@ -1381,8 +1381,7 @@ class CauseMatcher:
             return self.k.fake_run.get(applied)
         module = self.env.project.modules[fn.module]
         for dec in self._decorators(fn):
-            expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            table = self.k.fake_run.get(self.env.project.qualify(expr, module) or "")
+            table = self.k.fake_run.get(self.env.project.qualify(decorator_callee(dec), module) or "")
             if table is not None:
                 return table
         return None
@@ -1493,9 +1492,9 @@ class CauseMatcher:
         for i, is_tensor in enumerate(items, start=len(given)):  # a wrapper's `*args` passed on
             if i < len(positional):
                 (tensors.add if is_tensor else lambda n: arguments.setdefault(n, PASSED_UNKNOWN))(positional[i].name)
+        star = next((p.name for p in params if p.kind == "star"), "")
         passed_on = {positional[i].name if i < len(positional) else star
-                     for i, is_tensor in enumerate(items, start=len(given)) if is_tensor
-                     for star in [next((p.name for p in params if p.kind == "star"), "")]} - {""}
+                     for i, is_tensor in enumerate(items, start=len(given)) if is_tensor} - {""}
         forwarded_grad = passed_on if self._passes_on(node, self.b.key.grad_inputs) else set()
         for i, arg in enumerate(given):
             if arg.star == "*":  # `fn(*args)`: a wrapper forwarding what it was given, or a list of tensors

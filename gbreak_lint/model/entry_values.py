@@ -15,6 +15,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once, loop_items
+from ..index.names import decorator_callee
 from ..index.project import ProjectIndex
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
@@ -145,9 +146,8 @@ def _decorated_functions(project, caller: FunctionInfo | None, arg) -> list[FnVa
     for module in modules:
         for fn in module.functions.values():
             for d in fn.decorators:
+                qual = project.qualify(decorator_callee(d), module)
                 called = isinstance(d.decorator, cst.Call)
-                expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-                qual = project.qualify(expr, module)
                 if (qual in applied_by_call if called else qual == factory.qualname) and project.may_run(module, fn.name):
                     applied.append(FnValue(fn.qualname))
     return applied[:MAX_APPLIED]
@@ -256,9 +256,7 @@ def _replaced_by_class(project: ProjectIndex, callables: Callables, key: FrameKe
     """`forward` replaced as the module's class was made (a class decorator, a base's
     `__init_subclass__`): calling the module runs the function put in its place."""
     cls = project.klass(key.self_class) if key.self_class else None
-    mro = project.mro(cls) if cls is not None else []
-    at = next((i for i, c in enumerate(mro) if fn.name in c.methods), None)
-    replaced = callables.replaced_method(mro[:at + 1], fn.name) if at is not None else None
+    replaced = callables.replaced_in_class(cls, fn.name) if cls is not None else None
     wrapper = project.function(replaced.qualname) if replaced is not None else None
     return (wrapper, replaced) if wrapper is not None and replaced is not None else None
 

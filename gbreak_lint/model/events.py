@@ -8,7 +8,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from ..index.names import dotted
+from ..index.names import dotted, is_none_literal
 from ..index.symbols import FunctionInfo, ModuleBody, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
@@ -454,7 +454,7 @@ class FrameBuilder:
         waits in a `yield from` (its `taken`-th yield is one of the sub-generator's): Dynamo does
         not pass either on to a sub-generator (measured 2.13: GB0120 / GB0088 at the call, the
         frame runs eagerly)."""
-        if not (isinstance(node.func, cst.Attribute) and node.args and not _none_literal(node.args[0].value)) \
+        if not (isinstance(node.func, cst.Attribute) and node.args and not is_none_literal(node.args[0].value)) \
                 or taken == CLOSED or taken < 1 or not self.causes.check_enabled(CauseCheck.SEND_INTO_YIELD_FROM):
             return False
         fn = self._generator_function(made)
@@ -464,17 +464,15 @@ class FrameBuilder:
     def _yield_points(self, fn: FunctionInfo, depth: int = 0) -> tuple[bool, ...] | None:
         """Whether each yield a straight-line generator gives comes from a `yield from` of a
         project generator (its own yields, in turn); None when the count is not fixed."""
-        yields = find_all(fn.node.body, (cst.Yield,), skip=NESTED_SCOPES)
-        blocks = find_all(fn.node.body, (cst.For, cst.While, cst.If, cst.Try, cst.With, cst.Match), skip=NESTED_SCOPES)
-        if depth > 3 or any(find_all(b, (cst.Yield,), skip=NESTED_SCOPES) for b in blocks):
+        if depth > 3 or _yields_in_blocks(fn.node):
             return None
+        module = self.env.project.modules[fn.module]
         points: list[bool] = []
-        for y in yields:
+        for y in find_all(fn.node.body, (cst.Yield,), skip=NESTED_SCOPES):
             if not isinstance(y.value, cst.From):
                 points.append(False)
                 continue
             item = y.value.item
-            module = self.env.project.modules[fn.module]
             sub = self.env.project.function(self.env.project.qualify(item.func, module, fn)) \
                 if isinstance(item, cst.Call) else None
             if sub is None or not sub.is_generator:
@@ -2286,11 +2284,15 @@ def _straight_yields(fn: cst.FunctionDef) -> int | None:
     """The number of `yield`s a generator's body runs when none sits under a loop, a branch,
     a try or a `with` (and there is no `yield from`), else None."""
     yields = find_all(fn.body, (cst.Yield,), skip=NESTED_SCOPES)
-    blocks = find_all(fn.body, (cst.For, cst.While, cst.If, cst.Try, cst.With, cst.Match), skip=NESTED_SCOPES)
-    if any(isinstance(y.value, cst.From) for y in yields) or \
-            any(find_all(b, (cst.Yield,), skip=NESTED_SCOPES) for b in blocks):
+    if any(isinstance(y.value, cst.From) for y in yields) or _yields_in_blocks(fn):
         return None
     return len(yields)
+
+
+def _yields_in_blocks(fn: cst.FunctionDef) -> bool:
+    """Does a `yield` sit under a loop, a branch, a try or a `with` (its count not fixed)?"""
+    blocks = find_all(fn.body, (cst.For, cst.While, cst.If, cst.Try, cst.With, cst.Match), skip=NESTED_SCOPES)
+    return any(find_all(b, (cst.Yield,), skip=NESTED_SCOPES) for b in blocks)
 
 
 def _yields_on_exit(fn: cst.FunctionDef) -> bool:
@@ -2307,10 +2309,6 @@ def _assigns(statement, node) -> bool:
     """Is `node` the very value a simple statement assigns (`x = f(x)`, `x += f(x)`)?"""
     smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
     return any(isinstance(s, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and s.value is node for s in smalls)
-
-
-def _none_literal(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _rebinding_calls(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:

@@ -15,6 +15,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from ..index.names import decorator_callee
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
@@ -359,7 +360,7 @@ def generated_init(project: ProjectIndex, cls: ClassInfo) -> bool:
         return False
     for c in project.mro(cls):
         module = project.modules[c.module]
-        made = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in c.decorators]
+        made = [decorator_callee(d) for d in c.decorators]
         if any((project.qualify(d, module) or "").split(".")[-1] == "dataclass" for d in made):  # also `@dataclass(...)`
             return True
         hook = project.function(c.methods.get("__init_subclass__"))

@@ -675,30 +675,21 @@ class CallResolver:
         the class overrides it: Dynamo inlines that), other objects' `__call__`."""
         overridden = own_call and self.project.method(cls, "__call__") is not None
         method = "forward" if self.is_nn_module(cls) and not overridden else "__call__"
-        replaced = self._replaced(cls, method)
-        if replaced is not None:  # a class decorator put its own function there
-            fn = self.project.function(replaced.qualname)
-            return CallTarget(fn, True, instance, cls.qualname, replaced.captured) if fn else None
+        replaced = self._replaced_target(cls, method, instance=instance)
+        if replaced is not None:  # a class decorator or a base's hook put its own function there
+            return replaced
         fn = self.project.method(cls, method)
         return self._method_target(fn, instance, cls.qualname) if fn else None
 
-    def _replaced_target(self, cls: ClassInfo, method: str, self_class: str = "") -> CallTarget | None:
+    def _replaced_target(self, cls: ClassInfo, method: str, self_class: str = "",
+                         instance: str = "") -> CallTarget | None:
         """A method called on an instance (or through super()) when the class holds a function
         put in its place as classes were made (a base's `__init_subclass__`, a class decorator)."""
-        replaced = self._replaced(cls, method)
+        replaced = self.callables.replaced_in_class(cls, method)
         wrapper = self.project.function(replaced.qualname) if replaced is not None else None
         if wrapper is None or replaced is None:
             return None
-        return CallTarget(wrapper, True, self_class=self_class or cls.qualname, captured=replaced.captured)
-
-    def _replaced(self, cls: ClassInfo, method: str) -> FnValue | None:
-        """A method replaced by a decorator of the class or of a base that defines it."""
-        mro = self.project.mro(cls)
-        for i, owner in enumerate(mro):
-            if method in owner.methods:  # (memoised: reading the decorators parses the class)
-                return self.project.derived(f"replaced:{cls.qualname}.{method}",
-                                            lambda chain=mro[:i + 1]: self.callables.replaced_method(chain, method))
-        return None
+        return CallTarget(wrapper, True, instance, self_class or cls.qualname, replaced.captured)
 
     def _method_target(self, fn: FunctionInfo, instance: str, self_class: str) -> CallTarget:
         """A method called on an instance: its decorators' wrapper when the source tells it

@@ -332,7 +332,7 @@ class Tracer:
         passed: tuple[tuple[str, object], ...] = tuple(kv for kv in key.bindings if kv[0] in params)
         # a closure cell holding a function is guarded by its code: a wrapper made again around
         # another function (a second `__init_subclass__` wrapping) compiles again
-        passed += tuple((name, fn.qualname) for name, fn in key.bindings if name not in params)
+        passed += tuple((name, held.qualname) for name, held in key.bindings if name not in params)
         # the kind of object passed (a context manager, a generator) is guarded by its type
         passed += tuple(kv for kv in key.arguments if isinstance(kv[1], str) and kv[1] != PASSED_UNKNOWN)
         # `self`'s type is guarded where the trace reads off `self`: a base's forward compiled
