@@ -238,14 +238,8 @@ class _EntryFinder(cst.CSTVisitor):
 
     def _forwarded_flags(self, module: ModuleIndex, caller: cst.FunctionDef | None, arg, depth: int) -> list[bool] | None:
         """What the calling function's own calls pass, when the argument is its parameter."""
-        if caller is None or not isinstance(arg, cst.Name):
-            return None
-        # (by name, then by shape: the tree walked may be a definition parsed on its own)
-        named = [f for f in module.functions.values() if f.name == caller.name.value]
-        info = named[0] if len(named) == 1 else next((f for f in named if f.node.deep_equals(caller)), None)
-        if info is None or arg.value not in {p.name for p in info.params}:
-            return None
-        return self._flags_passed_to(info, arg.value, depth + 1)
+        info = _caller_taking(module, caller, arg)
+        return self._flags_passed_to(info, arg.value, depth + 1) if info is not None else None
 
     def _called_in_loop(self, compiled: cst.Call, loop: cst.For) -> bool:
         """Is the compiled function called in the loop that makes it: at once, or by the name it
@@ -562,15 +556,21 @@ class _EntryFinder(cst.CSTVisitor):
             self._passed_from_importers(fn, param, names, node, fullgraph, how)
 
     def _passed_from_importers(self, fn: FunctionInfo, param: str, names: list[str], node, fullgraph: bool,
-                               how: str) -> None:
+                               how: str, depth: int = 0) -> None:
         """The helper called from other modules (`from testing import check; check(step, x)`):
-        the module-level functions and classes they pass for the parameter."""
-        if fn.parent_function is not None or fn.class_qualname is not None:
+        the module-level functions and classes they pass for the parameter, or what their own
+        callers pass, when they pass on a parameter of theirs (`def check(fn): run(fn, x)`)."""
+        if fn.parent_function is not None or fn.class_qualname is not None or depth > MAX_FLAG_HOPS:
             return
-        for other, loops, call, _ in self._calls_of(fn):
-            if other is self.module:
+        for other, loops, call, caller in self._calls_of(fn):
+            if other is self.module and not depth:
                 continue  # (the module's own calls: add_passed_functions)
             arg = call_argument(call, param, names.index(param) if param in names else None)
+            passing = _caller_taking(other, caller, arg) if not loops else None
+            if passing is not None:
+                self._passed_from_importers(passing, arg.value, [p.name for p in passing.params  # type: ignore[union-attr]
+                                                                 if p.kind == "positional"], node, fullgraph, how, depth + 1)
+                continue
             for value in _loop_rows(loops, arg) or ((arg,) if arg is not None else ()):
                 made = isinstance(value, cst.Call)
                 named = value.func if isinstance(value, cst.Call) else value
@@ -685,6 +685,16 @@ def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ..
 
     root.visit(Calls())
     return found
+
+
+def _caller_taking(module: ModuleIndex, caller: cst.FunctionDef | None, arg) -> FunctionInfo | None:
+    """The calling function, when the argument it passes is a parameter of its own."""
+    if caller is None or not isinstance(arg, cst.Name):
+        return None
+    # (by name, then by shape: the tree walked may be a definition parsed on its own)
+    named = [f for f in module.functions.values() if f.name == caller.name.value]
+    info = named[0] if len(named) == 1 else next((f for f in named if f.node.deep_equals(caller)), None)
+    return info if info is not None and arg.value in {p.name for p in info.params} else None
 
 
 def _loop_rows(loops: tuple[cst.For, ...], arg) -> tuple | None:

@@ -360,7 +360,7 @@ class ProjectIndex:
             return target
         if isinstance(target, FunctionInfo):  # a factory: what does it return?
             factory_module = self.modules[target.module]
-            for returned in _returned_values(target.node):
+            for returned in returned_values(target.node):
                 cls = self.created_class(returned, factory_module, target, depth + 1)
                 if cls is not None:
                     return cls
@@ -376,7 +376,7 @@ class ProjectIndex:
         if not isinstance(factory, FunctionInfo):
             return None
         home = self.modules[factory.module]
-        for returned in _returned_values(factory.node):
+        for returned in returned_values(factory.node):
             found = self.lookup(self.qualify(returned, home, factory)) if not isinstance(returned, cst.Call) \
                 else self.created_function(returned, home, factory, depth + 1)
             if isinstance(found, FunctionInfo) and found is not factory:
@@ -396,7 +396,7 @@ class ProjectIndex:
         if not isinstance(target, FunctionInfo):
             return False
         home = self.modules[target.module]
-        return any(self.makes(r, home, target, factories, depth + 1) for r in _returned_values(target.node))
+        return any(self.makes(r, home, target, factories, depth + 1) for r in returned_values(target.node))
 
     # -- classes -----------------------------------------------------------------------
     def base_names(self, cls: ClassInfo) -> list[str]:
@@ -456,7 +456,7 @@ class ProjectIndex:
         return None
 
 
-def _returned_values(node: cst.FunctionDef) -> list[cst.BaseExpression]:
+def returned_values(node: cst.FunctionDef) -> list[cst.BaseExpression]:
     """Values of the `return` statements at the top level of a function body (cheap, no visit)."""
     out = []
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()

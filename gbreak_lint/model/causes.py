@@ -45,6 +45,7 @@ class CauseMatcher:
         self.env = env
         self.b = builder
         self.k = env.knowledge
+        self.later_element = False  # keying a call of a container's later class (its input needs grad)
 
     # -- catalog access --------------------------------------------------------------
     def rule_for_check(self, check: CauseCheck):
@@ -218,6 +219,12 @@ class CauseMatcher:
             return
         if target is not None:
             self._project_call(node, target)
+            for other in b.resolver.other_element_targets(node.func):  # the loop's other classes
+                self.later_element = True  # (given a layer's output: not the loop's first input)
+                try:
+                    self._project_call(node, other)
+                finally:
+                    self.later_element = False
             return
         if self._module_base_init(node):
             b.emit_break(self.rule_for_check(CauseCheck.UNINITIALIZED_MODULE), node)
@@ -408,10 +415,12 @@ class CauseMatcher:
             if fn is None:
                 events.append(Event(EventKind.OP, span, loop))
                 continue
-            params = [p for p in fn.params if p.kind == "positional"][1:2]
-            key = FrameKey(fn.qualname, frozenset(p.name for p in params),
+            params = frozenset([p.name for p in fn.params if p.kind == "positional"][1:2])
+            given = node.args[0].value if node.args and not position else None  # (later ones: an output)
+            key = FrameKey(fn.qualname, params,
                            instance=f"{self.b.resolver.instance_name(node.func)}[{position}]",
-                           training=self.b.key.training)  # sub-modules share the mode
+                           training=self.b.key.training,  # sub-modules share the mode
+                           plain_inputs=params if given is not None and self.b.grad_leaks.is_plain(given) else frozenset())
             self.env.frame(key)
             events.append(Event(EventKind.CALL, span, loop, target=key))
         self._call_torch_frame(node, "Sequential", "forward", tuple(events), eager_only=True)
@@ -1519,7 +1528,9 @@ class CauseMatcher:
             if name in by_name and name not in spread.tensors:
                 arguments.setdefault(name, spread.value_of(name) or PASSED_UNKNOWN)
         arguments.update(star_arguments(params, positional, node.args, self.b.scope.is_tensor, forwarded, items,
-                                        self.b.values.value))
+                                        self.b.values.value, receiver_first=target.skip_first_param
+                                        and bool(target.function.params)
+                                        and target.function.params[0].kind == "star"))
         if any(items[max(0, len(positional) - len(given)):]):
             tensors.update(p.name for p in params if p.kind == "star")
         cells = self._cells_holding_tensors(target.function)
@@ -1542,15 +1553,30 @@ class CauseMatcher:
                         dynamic=self.b.key.dynamic, region=self.b.key.region,
                         grad_inputs=frozenset(name for name, arg in passed.items()
                                               if name in tensors and self.b.grad_leaks.needs_grad(arg))
-                        | self._star_needing_grad(params, extra_tensors) | forwarded_grad,
+                        | self._star_when_all(params, extra_tensors, self.b.grad_leaks.needs_grad) | forwarded_grad,
+                        plain_inputs=frozenset() if self.later_element else frozenset(
+                            name for name, arg in passed.items() if name in tensors and self.b.grad_leaks.is_plain(arg))
+                        | self._star_when_all(params, self._carried_tensors(node, extra_tensors) or extra_tensors,
+                                              self.b.grad_leaks.is_plain)
+                        | (passed_on if self._passes_on(node, self.b.key.plain_inputs) else frozenset()),
                         carried=self._carried(node, params, passed, extra_tensors, passed_on))
+
+    def _rebound_around(self, node: cst.Call) -> frozenset[str]:
+        """What the call's statement (or loop) rebinds, or what this frame was handed so."""
+        return frozenset(self.b.rebound_by(node) | (self.b.key.carried or frozenset()))
+
+    def _carried_tensors(self, node: cst.Call, extra_tensors: list) -> list:
+        """The tensors landing in a callee's `*args` that a layer passes to the next (`x` of
+        `x = block(x, pos)`): its first input changes with them, not with `pos`."""
+        rebound = self._rebound_around(node)
+        return [t for t in extra_tensors if isinstance(t, cst.Name) and t.value in rebound]
 
     def _carried(self, node: cst.Call, params, passed: dict, extra_tensors: list, passed_on: set[str]) -> frozenset[str]:
         """The parameters given what the call's statement rebinds (`x = layer(x, mask)`), or
         what a wrapper was given so (its `*args` passed on: `forward(self, *args, **kwargs)`)."""
-        rebound = self.b.rebound_by(node) | (self.b.key.carried or frozenset())  # (or what this frame was handed so)
+        rebound = self._rebound_around(node)
         carried = {name for name, arg in passed.items() if isinstance(arg, cst.Name) and arg.value in rebound}
-        if any(isinstance(t, cst.Name) and t.value in rebound for t in extra_tensors):
+        if self._carried_tensors(node, extra_tensors):
             carried.update(p.name for p in params if p.kind == "star")
         if self._passes_on(node, self.b.key.carried or frozenset()):
             carried |= passed_on
@@ -1561,9 +1587,11 @@ class CauseMatcher:
         """`fn(*args, **kwargs)` passing on a `*args` named in `names`."""
         return any(a.star == "*" and isinstance(a.value, cst.Name) and a.value.value in names for a in node.args)
 
-    def _star_needing_grad(self, params, extra_tensors: list[cst.BaseExpression]) -> frozenset[str]:
-        """The callee's `*args` needs grad when every tensor that lands in it does."""
-        if not extra_tensors or not all(self.b.grad_leaks.needs_grad(t) for t in extra_tensors):
+    @staticmethod
+    def _star_when_all(params, extra_tensors: list[cst.BaseExpression], holds) -> frozenset[str]:
+        """The callee's `*args`, when every tensor that lands in it `holds` (needs grad; is
+        known not to)."""
+        if not extra_tensors or not all(holds(t) for t in extra_tensors):
             return frozenset()
         return frozenset(p.name for p in params if p.kind == "star")
 

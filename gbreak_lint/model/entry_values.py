@@ -16,11 +16,12 @@ import libcst as cst
 
 from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once, loop_items
 from ..index.names import decorator_callee
-from ..index.project import ProjectIndex
+from ..index.project import ProjectIndex, returned_values
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, children, find_all, walk
 from .callables import Callables
+from .dict_locals import display_keywords
 from .empty_modules import empty_module
 from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
@@ -30,7 +31,7 @@ from .types import FnValue, FrameKey
 from .tensor_contents import TensorContents, changed_in_place
 from .tensors import makes_integer_tensor
 from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER_INPUT, PASSED_GENERATOR, PASSED_INTEGER_TENSOR,
-                     PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Obj, Seq,
+                     PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
                      display_kind, display_length, factory_shape, literal, makes_generator, makes_iterator,
                      star_arguments)
 
@@ -288,6 +289,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     contents: dict[str, tuple] = {}
     callees = frozenset({fn.name} | ({call.func.value} if isinstance(call.func, cst.Name) else set()))
     grad_inputs: set[str] = set()
+    plain_inputs: set[str] = set()
     for name, value in pairs:
         shape = _made_shape(project, knowledge, module, value, local_values or {})
         if shape is not None:
@@ -297,6 +299,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             contents[name] = held_contents
         if _made_with_grad(project, knowledge, module, value, local_values or {}, caller):
             grad_inputs.add(name)
+        elif _made_plain(project, knowledge, module, value, local_values or {}, caller):
+            plain_inputs.add(name)
         if isinstance(value, cst.Name) and local_values and value.value in local_values \
                 and literal(local_values[value.value]) is not None:
             value = local_values[value.value]  # `x = True; opt(x, y)`: the constant it holds
@@ -352,7 +356,15 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.discard(name)
             bindings[name] = function
             continue
-        if _is_tensor_expr(project, knowledge, module, value) and not isinstance(held, _NON_TENSOR_DISPLAYS):
+        returned = _project_return(project, module, made, local_values or {}, caller)
+        made_in, made = (returned if returned is not None else (module, made))
+        holding = _tensor_dict(project, knowledge, made_in, made)
+        if holding is not None:  # `step({"x": torch.randn(4)})`: `batch["x"]` is a tensor
+            tensors.discard(name)
+            arguments[name] = Const(holding)
+            continue
+        if (_is_tensor_expr(project, knowledge, module, value) or returned is not None
+                and _is_tensor_expr(project, knowledge, made_in, made)) and not isinstance(held, _NON_TENSOR_DISPLAYS):
             tensors.add(name)  # (a local holding `{f, "a"}` or `{"k": v}` is no tensor)
             if isinstance(made, cst.Call) and makes_integer_tensor(made, knowledge, qualify):
                 arguments[name] = PASSED_INTEGER_TENSOR  # `opt(torch.tensor([7, 3]))`
@@ -382,7 +394,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                        "arguments": tuple(sorted(arguments.items(), key=lambda kv: kv[0])),
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors)),
                        "contents": tuple(sorted((n, c) for n, c in contents.items() if n in tensors)),
-                       "grad_inputs": frozenset(grad_inputs & tensors)})
+                       "grad_inputs": frozenset(grad_inputs & tensors),
+                       "plain_inputs": frozenset(plain_inputs & tensors)})
 
 
 def _spread(call: cst.Call, local_values: dict) -> cst.Call:
@@ -455,6 +468,26 @@ def _made_with_grad(project, knowledge, module, value, local_values: dict, calle
             return not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False")
         value = func.value  # `torch.randn(3).float()`: what the chain starts from
     return False
+
+
+def _made_plain(project, knowledge, module, value, local_values: dict, caller, depth: int = 0) -> bool:
+    """A tensor argument known not to need grad: made by a torch factory (`torch.randn(2, 4)`,
+    `torch.tensor([1, 2])`, `.float()` of one, arithmetic on them) without `requires_grad`,
+    here or bound to a name (in the calling function, else at module level) that was."""
+    if isinstance(value, cst.Name):
+        if depth >= 4 or f"{value.value}.requires_grad" in module.parsed.text:
+            return False
+        bound = local_values.get(value.value, module.values.get(value.value))
+        return bound is not None and _made_plain(project, knowledge, module, bound, local_values, caller, depth + 1)
+    if isinstance(value, cst.BinaryOperation):
+        return all(_made_plain(project, knowledge, module, side, local_values, caller, depth)
+                   for side in (value.left, value.right) if not isinstance(side, (cst.Integer, cst.Float)))
+    if not isinstance(value, cst.Call) or _made_with_grad(project, knowledge, module, value, local_values, caller):
+        return False
+    if project.qualify(value.func, module, caller) in knowledge.plain_tensor_factories:
+        return True
+    return isinstance(value.func, cst.Attribute) and value.func.attr.value in knowledge.shape_preserving \
+        and _made_plain(project, knowledge, module, value.func.value, local_values, caller, depth)
 
 
 def _shared(module, value, local_values: dict, caller, callees: frozenset[str]) -> bool:
@@ -573,6 +606,35 @@ def _tensor_set(project, knowledge, module, made, qualify) -> bool:
         return False
     return any(isinstance(el, cst.Element) and _is_tensor_expr(project, knowledge, module, el.value)
                for el in made.elements)
+
+
+def _project_return(project, module, made, local_values: dict, caller):
+    """What a call of a project function or method returns, with the module it is written in
+    (`make_input()`, `Loader().batch()`, `loader.batch()`): its one top-level `return`'s value."""
+    if not isinstance(made, cst.Call):
+        return None
+    func = made.func
+    fn = project.function(project.qualify(func, module, caller))
+    if fn is None and isinstance(func, cst.Attribute):  # a method of an instance built here
+        receiver = func.value
+        if isinstance(receiver, cst.Name):
+            receiver = local_values.get(receiver.value, module.values.get(receiver.value))
+        cls = project.klass(project.qualify(receiver.func, module, caller)) if isinstance(receiver, cst.Call) else None
+        fn = project.method(cls, func.attr.value) if cls is not None else None
+    returned = returned_values(fn.node) if fn is not None else []
+    home = project.modules.get(fn.module) if fn is not None else None
+    # (a returned local name is left unknown: what the function bound it to is not read here)
+    return (home, returned[0]) if len(returned) == 1 and home is not None \
+        and not isinstance(returned[0], cst.Name) else None
+
+
+def _tensor_dict(project, knowledge, module, made) -> Keywords | None:
+    """The keys of a dict display of string keys holding a tensor, which hold tensors, and the
+    constants the others hold."""
+    if not isinstance(made, cst.Dict):
+        return None
+    held = display_keywords(made, literal, lambda expr: _is_tensor_expr(project, knowledge, module, expr))
+    return held if held is not None and held.tensors else None
 
 
 def _bound_value(module, value):

@@ -31,7 +31,8 @@ from .deleted_members import assignment_targets, class_body_binds, deleted as de
 from .empty_modules import empty_module
 from .grad_leaks import GradLeaks, PendingBreak
 from .tensor_contents import TensorContents, changed_names
-from .values import broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const, Obj, Seq, literal
+from .values import (broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const,
+                     Keywords, Obj, Seq, literal)
 from ..walk import NESTED_SCOPES, children, find_all, own_names
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -76,6 +77,8 @@ class FrameBuilder:
         self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
         self.scope.integer_tensors.update(n for n, v in key.arguments if v == PASSED_INTEGER_TENSOR)
         self.scope.bool_tensors.update(n for n, v in key.arguments if v == PASSED_BOOL_TENSOR)
+        self.scope.containers.update(n for n, v in key.arguments  # `f({"x": x})`: a dict holding tensors
+                                    if isinstance(v, Const) and isinstance(v.value, Keywords) and v.value.tensors)
         self.scope.tensor_sequences.update(n for n, v in key.arguments  # `f(x, [a, b])`
                                            if n in key.tensor_params and isinstance(v, Const) and isinstance(v.value, Seq))
         if isinstance(source, FunctionInfo):  # `mask: torch.BoolTensor | None`
@@ -87,6 +90,7 @@ class FrameBuilder:
                                   self.scope, self.resolver.qualify, env.compile_time,
                                   inherited=isinstance(source, (Comprehension, LambdaBody)),
                                   default_dtype=env.default_dtype)
+        self.scope.keywords_of = self._keywords_of
         self.resolver.held_class = self._held_class
         self.resolver.value_of = self.values.value
         # known off only: a callee may be run under a caller's `torch.no_grad()(fn)` wrapper
@@ -126,7 +130,10 @@ class FrameBuilder:
         self._kinds: BuiltinKinds | None = None
         self.yields_seen = 0  # in a generator being rebuilt: the yields its consumer already took
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
-        self.grad_leaks = GradLeaks(key.grad_inputs)  # `y.requires_grad_()` of an intermediate, until a return needs it
+        # `y.requires_grad_()` of an intermediate, until a return needs it; which tensors need grad
+        params = {p.name for p in function.params} if isinstance(source, FunctionInfo) else set()
+        self.grad_leaks = GradLeaks(key.grad_inputs, key.plain_inputs,
+                                    lambda name: name in params or name in key.tensor_params or name in self.rebound)
         # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
         # data-dependent branch takes
         self.contents = TensorContents(dict(key.contents), self.resolver.qualify, self.values.value)
@@ -1024,6 +1031,10 @@ class FrameBuilder:
             found = len(held) if held is not None else None
         return found
 
+    def _keywords_of(self, name: str) -> Keywords | None:
+        held = self.values.name_value(name)
+        return held.value if held is not None and isinstance(held.value, Keywords) else None
+
     def builtin_kinds(self) -> BuiltinKinds:
         if self._kinds is None:  # (one per frame: it memoises its locals' kinds)
             self._kinds = BuiltinKinds(self.function.node, self.resolver.qualify, self.values.evaluator.value)
@@ -1189,7 +1200,7 @@ class FrameBuilder:
         raised = self.values.evaluator.iteration_raises(node.iter, self._known_length)
         if raised is not None:  # `for v in n` of a number: iter() raises before the body runs
             self.raises(node.iter, raised)
-        self.scope.assign(node.target, None, tensor=self.scope.is_tensor(node.iter))
+        self.scope.assign(node.target, None, tensor=self.scope.iterates_tensors(node.iter))
         # `for layer in self.layers:` a layer holds parameters: what it computes needs grad
         self.grad_leaks.assigned(target_names(node.target), node.iter, not self.causes.grad_off())
         key = _dict_items_key(node)

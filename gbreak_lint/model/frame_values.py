@@ -623,10 +623,12 @@ def single_store(function: cst.CSTNode, name: str) -> cst.BaseExpression | None:
 
 def constant_display(function: cst.CSTNode, expr: cst.BaseExpression) -> tuple | None:
     """The constants a list/tuple/set display of literals spells, or a local name bound to one
-    once in `function` and never changed in place (`names = ["a", "b"]`; `for n in names`)."""
+    once in `function` and never changed in place (`names = ["a", "b"]`; `for n in names`),
+    nor, a list or set, handed to a call that may change it (`z = []; helper(x, z)`)."""
     if isinstance(expr, cst.Name):
         stores = _name_stores(function, expr.value)
-        if len(stores) != 1 or stores[0] is None or _mutated(function, expr.value):
+        if len(stores) != 1 or stores[0] is None or _mutated(function, expr.value) \
+                or not isinstance(stores[0], cst.Tuple) and _handed_on(function, expr.value):
             return None
         expr = stores[0]
     if not isinstance(expr, (cst.List, cst.Tuple, cst.Set)):

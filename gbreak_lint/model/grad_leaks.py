@@ -11,6 +11,7 @@ first such call pending until a returned value turns out to come from it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
 
@@ -36,7 +37,8 @@ class PendingBreak:
 
 
 class GradLeaks:
-    def __init__(self, grad_inputs: frozenset[str] = frozenset()) -> None:
+    def __init__(self, grad_inputs: frozenset[str] = frozenset(), plain_inputs: frozenset[str] = frozenset(),
+                 is_local: Callable[[str], bool] = lambda name: True) -> None:
         self.pending: PendingBreak | None = None
         self.tainted: set[str] = set()  # locals holding the tensor or one computed from it
         self.containers: set[str] = set()  # local lists / dicts holding such a tensor
@@ -45,6 +47,15 @@ class GradLeaks:
         # the call site made so, and what the frame computes from them or from `self` (a
         # module's parameters) without detaching
         self.needing: set[str] = set(grad_inputs)
+        # locals known NOT to need grad: inputs made without it (`torch.randn(4)` handed in),
+        # what is computed only from them, from globals (`torch.ones(3)`) or with grad off. What
+        # is neither known to need grad nor known not to (a value of unknown origin) is neither.
+        self.plain: set[str] = set(plain_inputs)
+        self.is_local = is_local
+
+    def is_plain(self, expr: cst.BaseExpression) -> bool:
+        """Computed only from locals known not to need grad and from globals (never `self`)."""
+        return all(n in self.plain or not self.is_local(n) for n in _names(expr))
 
     def needs_grad(self, expr: cst.BaseExpression) -> bool:
         """Computed from a tensor known to need grad, or from `self` (a module's parameters and
@@ -62,9 +73,11 @@ class GradLeaks:
         """`z = y * 3` carries the mark; rebinding a name to anything else drops it."""
         carries = value is not None and grad_on and (id(value) in self.marked_calls or self.mentions(value))
         needing = value is not None and grad_on and self.needs_grad(value)
+        plain = value is not None and (not grad_on or self.is_plain(value))
         for name in names:
             (self.tainted.add if carries else self.tainted.discard)(name)
             (self.needing.add if needing else self.needing.discard)(name)
+            (self.plain.add if plain else self.plain.discard)(name)
             self.containers.discard(name)
 
     def stored(self, container: str, items: list[cst.BaseExpression]) -> None:
@@ -73,6 +86,10 @@ class GradLeaks:
         length or identity does not."""
         if any(self.mentions(item) for item in items):
             self.containers.add(container)
+        if any(self.needs_grad(item) for item in items):  # `torch.cat(acc)` needs grad too
+            self.needing.add(container)
+        if not all(self.is_plain(item) for item in items):
+            self.plain.discard(container)
 
     def cleared(self, container: str) -> None:
         self.containers.discard(container)

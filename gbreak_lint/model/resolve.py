@@ -55,6 +55,9 @@ class CallResolver:
         self.local_library_types: dict[str, str] = {}  # local name -> library class it was made by
         self.local_layers: set[str] = set()  # locals bound to a torch module built here (`nn.Linear(...)`)
         self.many: set[str] = set()  # locals bound to each element of a module container
+        # loop names over a container of several project classes (`[Attn(), MLP(), Attn()]`):
+        # name -> the classes after the first, in order, each with whether it is held twice
+        self.mixed: dict[str, tuple[tuple[str, bool], ...]] = {}
         # a lambda's frame: its parameters (other names are the function's it is written in)
         self.lambda_params: frozenset[str] | None = None
         self.arguments: dict[str, object] = {}  # what the call site passed: parameter -> values.Const
@@ -362,6 +365,34 @@ class CallResolver:
             return None
         return constructed_argument(self.project, self.callables, holder, value.value)
 
+    def element_classes(self, container: cst.BaseExpression) -> list[str] | None:
+        """The project module classes an `nn.ModuleList([A(), B(), A()])` attribute (or a list
+        display) holds, one per element in order, when they are more than one class."""
+        value, module = self._attribute_value(container)
+        if isinstance(value, cst.Call) and len(value.args) == 1 \
+                and self.project.qualify(value.func, module) in self.k.module_containers:
+            value = value.args[0].value
+        if not isinstance(value, (cst.List, cst.Tuple)) or module is None:
+            return None
+        classes = [self.project.klass(self.project.qualify(el.value.func, module))
+                   if isinstance(el, cst.Element) and isinstance(el.value, cst.Call) else None for el in value.elements]
+        if not classes or any(c is None or not self.is_nn_module(c) for c in classes):
+            return None
+        names = [c.qualname for c in classes]  # type: ignore[union-attr]
+        return names if len(set(names)) > 1 else None
+
+    def other_element_targets(self, func: cst.BaseExpression) -> list[CallTarget]:
+        """`layer(x)` of a loop name over a container of several classes: the forwards of the
+        classes after the first."""
+        if not isinstance(func, cst.Name):
+            return []
+        found = []
+        for qualname, many in self.mixed.get(func.value, ()):
+            cls = self.project.klass(qualname)
+            target = self._forward(cls, "*" if many else f"{self.instance_name(func)}:{qualname}") if cls else None
+            found += [target] if target is not None else []
+        return found
+
     def _same_class(self, exprs, module: ModuleIndex) -> ClassInfo | None:
         classes = set()
         for expr in exprs:
@@ -408,9 +439,16 @@ class CallResolver:
             else:
                 self.local_functions.pop(target.value, None)
             cls = self.element_class(iterable)
+            classes = self.element_classes(iterable) if cls is None else None
+            self.mixed.pop(target.value, None)
             if cls is not None:
                 self.local_types[target.value] = cls.qualname
                 self.many.add(target.value)
+            elif classes:  # the first class is called first; the model calls the others after it
+                self.local_types[target.value] = classes[0]
+                (self.many.add if classes.count(classes[0]) > 1 else self.many.discard)(target.value)
+                self.mixed[target.value] = tuple((c, classes.count(c) > 1) for c in dict.fromkeys(classes[1:])
+                                                 if c != classes[0])
             else:
                 self.local_types.pop(target.value, None)
                 self.many.discard(target.value)
@@ -715,13 +753,14 @@ def method_wrapper(project: ProjectIndex, callables: Callables,
                    fn: FunctionInfo) -> tuple[FunctionInfo, FnValue] | None:
     """The function a method's decorators put in its place, when the source tells it and it
     takes `self` first (`@capture_outputs def forward(self, ...)` -> `wrapper(self, *args,
-    **kwargs)`), with the closure the decorators built; None for an undecorated method."""
+    **kwargs)`, or `wrapper(*args, **kwargs)`), with the closure the decorators built; None
+    for an undecorated method."""
     if not fn.decorators:
         return None
     wrapped = project.derived(f"decorated:{fn.qualname}", lambda: callables.decorated(fn))
     wrapper = project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
-    if wrapper is None or not wrapper.params or wrapper.params[0].kind != "positional":
-        return None
+    if wrapper is None or not wrapper.params or wrapper.params[0].kind not in ("positional", "star"):
+        return None  # (`wrapper(*args, **kwargs)`: the instance is its `args[0]`)
     return wrapper, wrapped
 
 

@@ -6,11 +6,13 @@ branches on them are never reported as data-dependent.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from ..index.names import target_names  # noqa: F401  (re-exported)
 from ..walk import STRING_NODES
-from .values import literal
+from .values import Keywords, literal
 
 from ..knowledge import Knowledge
 
@@ -43,6 +45,8 @@ class TensorScope:
         self.random_numbers: set[str] = set()
         self.containers: set[str] = set()  # a list / tuple / dict display holding tensors (`xs = [x]`)
         self.tensor_sequences: set[str] = set()  # those of them that are lists or tuples
+        # a dict whose keys are known (a `**kwargs`, a dict argument): name -> model.values.Keywords
+        self.keywords_of: Callable[[str], Keywords | None] = lambda name: None
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
         self.returns_object = returns_object or (lambda call: False)
@@ -65,7 +69,9 @@ class TensorScope:
         if isinstance(expr, cst.Comparison):
             return self._comparison_is_tensor(expr)
         if isinstance(expr, cst.Subscript):
-            return self.is_tensor(expr.value) or self._container(expr.value)
+            held = self._held_item(expr.value, expr.slice[0].slice.value if len(expr.slice) == 1
+                                   and isinstance(expr.slice[0].slice, cst.Index) else None)
+            return held if held is not None else self.is_tensor(expr.value) or self._container(expr.value)
         if isinstance(expr, cst.IfExp):
             return self.is_tensor(expr.body) or self.is_tensor(expr.orelse)
         if isinstance(expr, cst.BooleanOperation):
@@ -182,11 +188,35 @@ class TensorScope:
             return items.value in self.tensor_sequences
         return isinstance(items, (cst.List, cst.Tuple)) and self._holds_tensors(items)
 
+    def _held_item(self, container: cst.BaseExpression, key: cst.BaseExpression | None) -> bool | None:
+        """`kwargs["flag"]` of a dict whose keys are known: whether the item is a tensor (None:
+        not known)."""
+        if not isinstance(container, cst.Name) or not isinstance(key, cst.SimpleString):
+            return None
+        held = self.keywords_of(container.value)
+        name = key.evaluated_value
+        if held is None or held.holds(name) is not True:
+            return None
+        return name in held.tensors
+
+    def iterates_tensors(self, iterable: cst.BaseExpression) -> bool:
+        """`for v in x` of a tensor, of a list or tuple holding tensors, or of a dict's
+        `.values()` / `.items()` (the key of an item is no tensor: the caller unbinds it; a dict
+        itself iterates its keys)."""
+        if self.is_tensor(iterable) or isinstance(iterable, cst.Name) and iterable.value in self.tensor_sequences:
+            return True
+        return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+            and iterable.func.attr.value in ("values", "items") and self._container(iterable.func.value)
+
     def _container(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.containers
 
     def _call_is_tensor(self, call: cst.Call) -> bool:
         func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "get" and call.args:
+            held = self._held_item(func.value, call.args[0].value)
+            if held is not None:
+                return held  # `batch.get("x")` of a dict whose keys are known
         if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_TAKING_METHODS and self._container(func.value):
             return True  # `xs.pop()`, `d.get("a")` of a container holding tensors
         qual = self.qualify(func)

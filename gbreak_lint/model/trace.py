@@ -248,12 +248,15 @@ class Tracer:
         # the first compilation's input already needs grad: a later layer's does too. The input
         # that changes is the one a layer passes to the next (`x = layer(x, mask)`); what is
         # passed beside it is the same for every layer, and with nothing passed on (`outs.append(
-        # head(x))`) no input changes.
+        # head(x))`) no input changes. Only an input known not to need grad (the program's own
+        # `torch.randn(...)`) differs from the next layer's; one of unknown origin (an embedding
+        # computed upstream, passed through wrappers) most often needs grad already.
         if key.carried is None:  # (no call site told what is passed on: any input needing grad)
-            self.first_input_grad[code] = bool(key.tensor_params & key.grad_inputs)
+            self.first_input_grad[code] = bool(key.tensor_params & key.grad_inputs) \
+                or not key.tensor_params & key.plain_inputs
         else:
             changing = key.carried & key.tensor_params
-            self.first_input_grad[code] = not changing or bool(changing & key.grad_inputs)
+            self.first_input_grad[code] = not changing & key.plain_inputs
         self._first_compile_dynamic(key, values)
         info = self.env.frame(key)
         if info is None:

@@ -65,6 +65,9 @@ class FrameKey:
     # tensor parameters known to need grad (made with requires_grad=True, an nn.Parameter):
     # `requires_grad_()` on what the frame computes from them changes nothing (GBL610)
     grad_inputs: frozenset[str] = frozenset()
+    # tensor parameters known NOT to need grad (a tensor the program made without it, what is
+    # computed from one): a layer stack given one compiles again when the next layer's needs grad
+    plain_inputs: frozenset[str] = frozenset()
     # parameters given the value the call's own statement rebinds (`x = layer(x, pos)`): what a
     # stack of layers passes from one layer to the next; None where no call site told (torch's
     # own nn.Sequential loop, an entry)

@@ -111,17 +111,18 @@ def known_truth(value: object) -> bool | None:
 
 def star_arguments(params, positional: list, args, is_tensor: Callable,
                    forwarded: Keywords | None = None, forwarded_items: tuple[bool, ...] = (),
-                   value_of: Callable = lambda expr: None) -> dict[str, "Const"]:
+                   value_of: Callable = lambda expr: None, receiver_first: bool = False) -> dict[str, "Const"]:
     """What a callee's `*args` / `**kwargs` hold for a call site that unpacks nothing (or only
     a caller's `*args` known to be empty and `**kwargs` whose names are known, `forwarded`):
     the extra positional arguments (their number; left unknown when one is a tensor) and the
     keywords no named parameter takes. Dynamo specialises on both (`if len(args) > 0 or
-    kwargs.get("x")`)."""
+    kwargs.get("x")`). `receiver_first`: a method's wrapper taking `(*args, **kwargs)`, whose
+    `args` starts with the instance the method is called on."""
     if any(a.star for a in args) and forwarded is None:
         return {}
     args = [a for a in args if not a.star]
     out: dict[str, Const] = {}
-    flags = [is_tensor(a.value) for a in args if a.keyword is None] + list(forwarded_items)
+    flags = [False] * receiver_first + [is_tensor(a.value) for a in args if a.keyword is None] + list(forwarded_items)
     extra = flags[len(positional):]  # (forwarded_items: a caller's `*args` passed on, after these)
     named = {p.name for p in params if p.kind not in ("star", "double_star")}
     keywords = {a.keyword.value: is_tensor(a.value) for a in args if a.keyword is not None}
@@ -130,7 +131,7 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
         keywords.update((name, name in forwarded.tensors) for name in forwarded.names)
         constants.update(forwarded.values)
     given = [value_of(a.value) for a in args if a.keyword is None][len(positional):] \
-        if not forwarded_items and not any(extra) else [None]
+        if not forwarded_items and not any(extra) and not receiver_first else [None]
     for param in params:
         if param.kind == "star" and None not in given:  # `deprecate("name", "1.0", msg)`: its values
             out[param.name] = Const(tuple(v.value for v in given))  # type: ignore[union-attr]
