@@ -122,6 +122,7 @@ class Tracer:
         self.regraded: set[str] = set()
         self.replaying: set[FrameKey] = set()  # cached frames whose callees are being run
         self.first_input_grad: dict[str, bool] = {}  # code -> its first compilation's inputs needed grad
+        self.regrading = False  # tracing a layer again for an input that needs grad now
         self.worlds: list[str] = []  # the conditions the run being traced assumes
         self.sites: dict[tuple, SiteRecord] = {}
         self.frames: dict[tuple, FrameOutcome] = {}
@@ -221,7 +222,9 @@ class Tracer:
             if key.instance and key.instance not in seen and self._recompiles(key):
                 seen.add(key.instance)
                 self.values_seen[code].add(values)
-                self._retrace(key, chain, entry, strict_entry, reuse_resumes=known)
+                self._regrade(lambda: self._retrace(key, chain, entry, strict_entry, reuse_resumes=known))
+            elif known and self.regrading and self._recompiles(key):
+                self._retrace(key, chain, entry, strict_entry)  # a sub-module given the layer's input
             elif key.instance and key.instance not in seen and known:
                 seen.add(key.instance)  # the frame's code is reused, its resume functions may not be
                 self._resumes_for_instance(key, chain, entry, strict_entry)
@@ -270,9 +273,18 @@ class Tracer:
         self.reached.add(info.qualname)
         self._trace(info, chain, entry, strict_entry)
         if key.instance == "*" and self._recompiles(key):  # a container: a second instance follows
-            self._trace(info, chain, entry, strict_entry, reuse_resumes=True)
+            self._regrade(lambda: self._trace(info, chain, entry, strict_entry, reuse_resumes=True))
         elif key.instance == "*":
             self._resumes_for_instance(key, chain, entry, strict_entry)
+
+    def _regrade(self, retrace) -> None:
+        """A layer compiled again for an input that needs grad now: the sub-modules it hands
+        that input to, first compiled for one that did not, are compiled again too."""
+        outer, self.regrading = self.regrading, True
+        try:
+            retrace()
+        finally:
+            self.regrading = outer
 
     def _replay_cached(self, key: FrameKey, chain, entry: str) -> None:
         """A frame whose code runs from the cache still breaks where its first compilation
