@@ -551,6 +551,11 @@ class _EntryFinder(cst.CSTVisitor):
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
                 arg = call_argument(call, param, names.index(param) if param in names else None)
+                if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
+                        and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
+                    self._passed_from_importers(caller, arg.value, [p.name for p in caller.params if p.kind == "positional"],
+                                                node, fullgraph, how, depth=1)
+                    continue
                 for value in self._loop_values(call, arg):
                     self._passed_value(value, call, caller, node, fullgraph, how)
             self._passed_from_importers(fn, param, names, node, fullgraph, how)
@@ -565,6 +570,8 @@ class _EntryFinder(cst.CSTVisitor):
         for other, loops, call, caller in self._calls_of(fn):
             if other is self.module and not depth:
                 continue  # (the module's own calls: add_passed_functions)
+            if caller is not None and not self.project.may_run(other, caller.name.value):
+                continue  # a call in a function nothing calls
             arg = call_argument(call, param, names.index(param) if param in names else None)
             passing = _caller_taking(other, caller, arg) if not loops else None
             if passing is not None:

@@ -11,7 +11,7 @@ from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
 from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
-from ..index.names import FULLGRAPH_KEYWORDS, decorator_callee, keyword_true
+from ..index.names import FULLGRAPH_KEYWORDS, decorator_callee, is_none_literal, keyword_true
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, STRING_NODES, children, find_all
 from .attributes import getattr_override, global_hook_key, property_getter, property_setter, setattr_override
@@ -1543,7 +1543,8 @@ class CauseMatcher:
             shapes.update((name, self.b.values.shape_of(cst.Name(name))) for name in cells
                           if name not in shapes and name not in rebound)  # (a nested `nonlocal` may rebind it)
         return FrameKey(target.function.qualname, frozenset(tensors), tuple(sorted(bindings.items(), key=_first)),
-                        target.instance, target.self_class, tuple(sorted(arguments.items(), key=_first)),
+                        target.instance or self._element_handed(node, target), target.self_class,
+                        tuple(sorted(arguments.items(), key=_first)),
                         unbound_passed=forwarded is None and any(a.star for a in node.args),
                         training=self._callee_training(target, node),
                         attributes=self._callee_attributes(target, node),
@@ -1554,12 +1555,22 @@ class CauseMatcher:
                         grad_inputs=frozenset(name for name, arg in passed.items()
                                               if name in tensors and self.b.grad_leaks.needs_grad(arg))
                         | self._star_when_all(params, extra_tensors, self.b.grad_leaks.needs_grad) | forwarded_grad,
-                        plain_inputs=frozenset() if self.later_element else frozenset(
+                        plain_inputs=frozenset() if self.later_element or self.grad_off() else frozenset(
                             name for name, arg in passed.items() if name in tensors and self.b.grad_leaks.is_plain(arg))
                         | self._star_when_all(params, self._carried_tensors(node, extra_tensors) or extra_tensors,
                                               self.b.grad_leaks.is_plain)
                         | (passed_on if self._passes_on(node, self.b.key.plain_inputs) else frozenset()),
                         carried=self._carried(node, params, passed, extra_tensors, passed_on))
+
+    def _element_handed(self, node: cst.Call, target: CallTarget) -> str:
+        """A function handed each element of a module container in turn (`for layer in
+        self.layers: x = run(layer, x)`): its frame runs once per element, like the
+        element's own forward ("*", see FrameKey.instance)."""
+        many = self.b.resolver.many
+        if target.function.class_qualname is None and \
+                any(isinstance(a.value, cst.Name) and a.value.value in many for a in node.args):
+            return "*"
+        return ""
 
     def _rebound_around(self, node: cst.Call) -> frozenset[str]:
         """What the call's statement (or loop) rebinds, or what this frame was handed so."""
@@ -2375,7 +2386,20 @@ class CauseMatcher:
 
     def _handles_exceptions(self, item: cst.BaseExpression) -> bool:
         """`with ctx():` on a generator context manager whose `yield` sits in a `try` with an
-        `except`: an exception raised in the block is thrown in there and may be handled."""
+        `except`: an exception raised in the block is thrown in there and may be handled; one
+        that suppresses what the block raises (`contextlib.suppress(E)`, a test's
+        `self.assertRaises(E)`, a class whose `__exit__` returns True: Dynamo traces the
+        `__exit__`, measured 2.13)."""
+        func = item.func if isinstance(item, cst.Call) else None
+        if func is not None and (self.b.resolver.qualify(func) in self.k.suppressing_context_managers or
+                                 isinstance(func, cst.Attribute) and func.attr.value in self.k.suppressing_test_methods):
+            return True
+        cls = self.b.resolver.class_of(item)
+        exit_method = self.env.project.method(cls, "__exit__") if cls is not None else None
+        if exit_method is not None:
+            return any(r.value is not None and not is_none_literal(r.value) and not
+                       (isinstance(r.value, cst.Name) and r.value.value == "False")
+                       for r in find_all(exit_method.node.body, (cst.Return,), skip=NESTED_SCOPES))
         target = self.b.resolver.resolve(item.func) if isinstance(item, cst.Call) else None
         if target is None or not target.function.is_generator:
             return False

@@ -93,8 +93,9 @@ def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[d
     own = {p.name for p in fn.params} | assigned_names(fn.node.body)
     positional = [p.name for p in parent.params if p.kind == "positional"]
     wanted = [p.name for p in parent.params if p.name in read - own and p.kind in ("positional", "keyword_only")]
+    decorated = _decorated_cells(project, parent, read - own - {p.name for p in parent.params})
     if not wanted:
-        return []
+        return decorated
     callables = Callables(project, knowledge)
     found: list[dict[str, FnValue]] = []
     for found_call in _calls_named(project, knowledge, module, parent.name):
@@ -108,9 +109,21 @@ def _enclosing_arguments(project, knowledge, module, fn: FunctionInfo) -> list[d
                 options[name] = values
         for combination in itertools.islice(itertools.product(*options.values()), MAX_APPLIED):
             bound = dict(zip(options, combination))
-            if bound and bound not in found:
-                found.append(bound)
-    return found
+            for cells in decorated or [{}]:
+                if {**bound, **cells} and {**bound, **cells} not in found:
+                    found.append({**bound, **cells})
+    return found or decorated
+
+
+def _decorated_cells(project, wrapper: FunctionInfo, free: set[str]) -> list[dict[str, FnValue]]:
+    """A closure made in a decorator's wrapper reading the decorator's own parameter (`def
+    make_test(fn): def test_fn(self): def dummy(): fn(self) ...`): `fn` is each function the
+    decorator is applied to."""
+    for name in sorted(free):
+        functions = _decorated_functions(project, wrapper, cst.Name(name))
+        if functions:
+            return [{name: function} for function in functions]
+    return []
 
 
 def _sees_definition(caller: FunctionInfo | None, fn: FunctionInfo) -> bool:
@@ -359,7 +372,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         returned = _project_return(project, module, made, local_values or {}, caller)
         made_in, made = (returned if returned is not None else (module, made))
         holding = _tensor_dict(project, knowledge, made_in, made)
-        if holding is not None:  # `step({"x": torch.randn(4)})`: `batch["x"]` is a tensor
+        if holding is not None and not _shared(module, value, local_values or {}, caller, callees):
+            # `step({"x": torch.randn(4)})`: `batch["x"]` is a tensor (a dict stored into since: not known)
             tensors.discard(name)
             arguments[name] = Const(holding)
             continue
@@ -484,8 +498,17 @@ def _made_plain(project, knowledge, module, value, local_values: dict, caller, d
                    for side in (value.left, value.right) if not isinstance(side, (cst.Integer, cst.Float)))
     if not isinstance(value, cst.Call) or _made_with_grad(project, knowledge, module, value, local_values, caller):
         return False
-    if project.qualify(value.func, module, caller) in knowledge.plain_tensor_factories:
+    returned = _project_return(project, module, value, local_values, caller)
+    if returned is not None and depth < 4:  # `model(make_input())`: what the function returns
+        return _made_plain(project, knowledge, returned[0], returned[1], {}, None, depth + 1)
+    qual = project.qualify(value.func, module, caller) or ""
+    if qual in knowledge.plain_tensor_factories:
         return True
+    if qual.startswith("torch.") and value.args:  # `torch.stack([torch.randn(8), ...])`: of plain tensors
+        items = [el.value for a in value.args for el in (a.value.elements if isinstance(a.value, (cst.List, cst.Tuple))
+                                                         else [a])]
+        return all(literal(item) is not None or _made_plain(project, knowledge, module, item, local_values, caller,
+                                                            depth + 1) for item in items)
     return isinstance(value.func, cst.Attribute) and value.func.attr.value in knowledge.shape_preserving \
         and _made_plain(project, knowledge, module, value.func.value, local_values, caller, depth)
 

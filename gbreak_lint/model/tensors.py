@@ -205,8 +205,11 @@ class TensorScope:
         itself iterates its keys)."""
         if self.is_tensor(iterable) or isinstance(iterable, cst.Name) and iterable.value in self.tensor_sequences:
             return True
-        return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
-            and iterable.func.attr.value in ("values", "items") and self._container(iterable.func.value)
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)
+                and iterable.func.attr.value in ("values", "items") and self._container(iterable.func.value)):
+            return False
+        held = self.keywords_of(iterable.func.value.value)  # type: ignore[attr-defined]
+        return held is None or set(held.tensors) == set(held.names)  # (with a number among them: not known)
 
     def _container(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.containers

@@ -653,6 +653,9 @@ class ValueEvaluator:
         if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
             return None
         base, index = self.value(expr.value, depth), self.value(expr.slice[0].slice.value, depth)
+        if base is not None and index is not None and isinstance(base.value, Keywords) \
+                and isinstance(index.value, str) and base.value.holds(index.value):
+            return base.value.value_of(index.value)  # `kwargs["flag"]`: the constant the caller passed
         if base is None or index is None or not isinstance(base.value, tuple) or type(index.value) is not int:
             return None
         try:
