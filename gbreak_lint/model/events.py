@@ -77,8 +77,10 @@ class FrameBuilder:
         self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
         self.scope.integer_tensors.update(n for n, v in key.arguments if v == PASSED_INTEGER_TENSOR)
         self.scope.bool_tensors.update(n for n, v in key.arguments if v == PASSED_BOOL_TENSOR)
+        stars = {p.name for p in function.params if p.kind == "double_star"} if isinstance(source, FunctionInfo) else set()
         self.scope.containers.update(n for n, v in key.arguments  # `f({"x": x})`: a dict holding tensors
-                                    if isinstance(v, Const) and isinstance(v.value, Keywords) and v.value.tensors)
+                                    if isinstance(v, Const) and isinstance(v.value, Keywords) and v.value.tensors
+                                    and n not in stars)  # (`**kwargs`: read by key, as before)
         self.scope.tensor_sequences.update(n for n, v in key.arguments  # `f(x, [a, b])`
                                            if n in key.tensor_params and isinstance(v, Const) and isinstance(v.value, Seq))
         if isinstance(source, FunctionInfo):  # `mask: torch.BoolTensor | None`

@@ -195,9 +195,9 @@ class TensorScope:
             return None
         held = self.keywords_of(container.value)
         name = key.evaluated_value
-        if held is None or held.holds(name) is not True:
+        if held is None or held.holds(name) is None:
             return None
-        return name in held.tensors
+        return name in held.tensors  # (a name it does not hold: the default, no tensor here)
 
     def iterates_tensors(self, iterable: cst.BaseExpression) -> bool:
         """`for v in x` of a tensor, of a list or tuple holding tensors, or of a dict's
@@ -216,10 +216,10 @@ class TensorScope:
 
     def _call_is_tensor(self, call: cst.Call) -> bool:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "get" and call.args:
+        if isinstance(func, cst.Attribute) and func.attr.value in ("get", "pop") and call.args:
             held = self._held_item(func.value, call.args[0].value)
-            if held is not None:
-                return held  # `batch.get("x")` of a dict whose keys are known
+            if held is not None:  # `batch.get("x")`, `kwargs.pop("return_dict", True)` of a dict whose keys are known
+                return held or len(call.args) > 1 and self.is_tensor(call.args[1].value)
         if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_TAKING_METHODS and self._container(func.value):
             return True  # `xs.pop()`, `d.get("a")` of a container holding tensors
         qual = self.qualify(func)
