@@ -553,8 +553,7 @@ class _EntryFinder(cst.CSTVisitor):
                 arg = call_argument(call, param, names.index(param) if param in names else None)
                 if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
                         and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
-                    self._passed_from_importers(caller, arg.value, [p.name for p in caller.params if p.kind == "positional"],
-                                                node, fullgraph, how, depth=1)
+                    self._passed_on_by(caller, arg.value, node, fullgraph, how, depth=1)
                     continue
                 for value in self._loop_values(call, arg):
                     self._passed_value(value, call, caller, node, fullgraph, how)
@@ -575,8 +574,7 @@ class _EntryFinder(cst.CSTVisitor):
             arg = call_argument(call, param, names.index(param) if param in names else None)
             passing = _caller_taking(other, caller, arg) if not loops else None
             if passing is not None:
-                self._passed_from_importers(passing, arg.value, [p.name for p in passing.params  # type: ignore[union-attr]
-                                                                 if p.kind == "positional"], node, fullgraph, how, depth + 1)
+                self._passed_on_by(passing, arg.value, node, fullgraph, how, depth + 1)  # type: ignore[union-attr]
                 continue
             for value in _loop_rows(loops, arg) or ((arg,) if arg is not None else ()):
                 made = isinstance(value, cst.Call)
@@ -586,6 +584,11 @@ class _EntryFinder(cst.CSTVisitor):
                     self.add(target, node, fullgraph, f"{how}(fn)")
                 elif isinstance(target, ClassInfo):
                     self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
+
+    def _passed_on_by(self, caller: FunctionInfo, param: str, node, fullgraph: bool, how: str, depth: int) -> None:
+        """A helper passing on its own parameter `param`: what its callers pass for it."""
+        positional = [p.name for p in caller.params if p.kind == "positional"]
+        self._passed_from_importers(caller, param, positional, node, fullgraph, how, depth)
 
     def _loop_values(self, call: cst.Call, arg) -> tuple:
         """The values an argument stands for: a loop name's items, else the argument itself."""
