@@ -180,7 +180,8 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
         digests = {}
     elif digests is None or overlay:
         digests = cache.content_digests(indexed, overlay)
-    snapshot = Snapshot(digests, module_names(indexed), _installed(config))
+    snapshot = Snapshot(digests, module_names(indexed), _installed(config), store.trees if store else None,
+                        lambda path: _text(Path(path), overlay))
     summaries = load_summaries(store, snapshot, knowledge, lambda path: _text(Path(path), overlay))
     runs = RunCache(store, _run_fingerprint(config, selection) or "", snapshot, summaries)
     mode = _mode(config, program, reported, indexed)

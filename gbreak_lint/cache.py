@@ -31,6 +31,7 @@ from .plain import PlainDataError, from_plain, to_plain
 
 FORMAT = 1
 KEEP = 4  # result files kept per project
+TREES_KEPT = 8  # the file digests of the last runs that stored a result reading which modules hold a text
 MAX_CACHE_BYTES = 256 * 1024 * 1024  # a larger "result" is not ours
 SECRET_BYTES = 32
 
@@ -189,6 +190,7 @@ class ProjectStore:
         self.entries = SignedStore(base / project_id / "entries", secret)
         self.summaries = SignedStore(base / project_id / "summaries", secret, keep=2)
         self.modules = SignedStore(base / project_id / "modules", secret)
+        self.trees = SignedStore(base / project_id / "trees", secret, keep=TREES_KEPT)
 
     def file_stats(self) -> dict:
         """path -> [stat key, content digest], as the last run saw the files."""

@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 import libcst as cst
 
@@ -23,6 +25,7 @@ from .diagnostics import Span
 from .index.entries import EntryFacts
 from .index.installed import InstalledPackages
 from .index.lazy import LazyModules
+from .index.project import TEXT_READ
 from .index.skeleton import GLOBAL_MARKERS, ModuleSummary, summarize
 from .index.stored import code_of, module_from_plain, module_to_plain
 from .index.symbols import ModuleIndex
@@ -36,28 +39,47 @@ SHARED_READERS = 3  # a module read by this many tasks of a whole scan has its i
 
 class Snapshot:
     """The project's files as this run sees them: content digests and import names; and the
-    installed packages' files it follows (by size and times: they are not read up front)."""
+    installed packages' files it follows (by size and times: they are not read up front).
+
+    A stored result may also depend on which modules hold a text (`ProjectIndex.mentioning`:
+    the callers of a function, found by its name): such a read is kept as the tree (every
+    module's digest) it was made on, and holds while no module changed since then holds the
+    text now. (A module that held it then was read, so its own digest guards that side.)"""
 
     def __init__(self, digests: dict[str, str], names: dict[str, str],
-                 installed: InstalledPackages | None = None):
+                 installed: InstalledPackages | None = None, trees: SignedStore | None = None,
+                 texts: Callable[[str], str | None] | None = None):
         self.digests = digests  # path -> content digest
         self.names = names  # path -> import name
         self._by_name = {name: path for path, name in names.items()}
         self._installed = installed
         self._signatures: dict[str, str] = {}  # installed module name -> its file's signature
         self.installed_reads: dict[str, str] = {}  # what the run's reused and stored work read there
+        self._trees = trees  # earlier runs' trees, by id
+        self._texts = texts  # path -> the file's text now
+        self._changed: dict[str, list[str] | None] = {}  # tree id -> the paths changed since (None: unknown)
+        self._text_now: dict[str, str | None] = {}
+        self._tree_kept = False
+
+    @cached_property
+    def tree(self) -> str:
+        return _digest(json.dumps(sorted(self.digests.items())))
 
     def digest_of(self, name: str) -> str:
         path = self._by_name.get(name)
         return self.digests.get(path, ABSENT) if path is not None else ABSENT
 
     def read_set(self, names) -> dict[str, str]:
-        found = {name: self.signature_of(name) for name in sorted(names)}
+        found = {name: self.tree if name.startswith(TEXT_READ) else self.signature_of(name) for name in sorted(names)}
         self._note_installed(found)
+        if self._trees is not None and not self._tree_kept and any(n.startswith(TEXT_READ) for n in found):
+            self._trees.write(f"{self.tree[:40]}.json", {"tree": self.tree, "digests": self.digests})
+            self._tree_kept = True
         return found
 
     def still(self, reads: object) -> bool:
-        if not isinstance(reads, dict) or not all(self.signature_of(n) == d for n, d in reads.items()):
+        if not isinstance(reads, dict) or not all(self._text_still(n[len(TEXT_READ):], d) if n.startswith(TEXT_READ)
+                                                  else self.signature_of(n) == d for n, d in reads.items()):
             return False
         self._note_installed(reads)
         return True
@@ -70,8 +92,29 @@ class Snapshot:
             self._signatures[name] = self._installed.signature(name) or ABSENT
         return self._signatures[name]
 
+    def _text_still(self, text: str, tree: object) -> bool:
+        """Does no module changed since `tree` hold `text` now?"""
+        if tree == self.tree:
+            return True
+        changed = self._changed_since(tree) if isinstance(tree, str) else None
+        return changed is not None and not any(text in (self._now(path) or "") for path in changed)
+
+    def _changed_since(self, tree: str) -> list[str] | None:
+        if tree not in self._changed:
+            body = self._trees.read(f"{tree[:40]}.json") if self._trees is not None else None
+            then = body.get("digests") if body is not None and body.get("tree") == tree else None
+            self._changed[tree] = [path for path, digest in self.digests.items() if then.get(path) != digest] \
+                if isinstance(then, dict) else None
+        return self._changed[tree]
+
+    def _now(self, path: str) -> str | None:
+        if path not in self._text_now:
+            self._text_now[path] = self._texts(path) if self._texts is not None else None
+        return self._text_now[path]
+
     def _note_installed(self, reads: dict) -> None:
-        self.installed_reads.update((n, d) for n, d in reads.items() if n not in self._by_name and d != ABSENT)
+        self.installed_reads.update((n, d) for n, d in reads.items()
+                                    if n not in self._by_name and d != ABSENT and not n.startswith(TEXT_READ))
 
 
 class RunCache:

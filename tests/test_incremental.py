@@ -74,6 +74,13 @@ EDITS = [
                         "net = Net()\nnet.block.register_forward_hook(hook)\n"}),
     ("break a file's syntax", {"pkg/extra.py": "def shift(x:\n"}),
     ("delete the hook module", {"pkg/hooks.py": None}),
+    ("a helper compiling the function it is given, and a module not yet handing it one", {
+        "pkg/runner.py": "import torch\n\n\ndef run(fn, x):\n    return torch.compile(fn)(x)\n",
+        "pkg/steps.py": "import torch\n\n\ndef loud(x):\n    print('loud')\n    return x\n\n\nloud(torch.ones(2))\n"}),
+    # the helper's module did not change: its stored facts must see the new caller
+    ("that module starts handing it one", {
+        "pkg/steps.py": "import torch\nfrom pkg.runner import run\n\n\ndef loud(x):\n    print('loud')\n    return x\n\n\n"
+                        "run(loud, torch.ones(2))\n"}),
 ]
 
 

@@ -73,6 +73,8 @@ class ReadLog:
             self._open.pop()
 
 
+TEXT_READ = "\0text:"  # a read of "which modules hold this text", among the module names read
+
 _NO_LOG = ReadLog()  # a plain mapping of modules records nothing
 
 MAX_LOOKUP_CHAIN = 48  # re-exports followed in one lookup; real libraries need a handful
@@ -106,6 +108,7 @@ class ProjectIndex:
         with_text = getattr(self.modules, "with_text", None)
         found = with_text(text) if with_text else [m for m in list(self.modules.values()) if text in m.parsed.text]
         self.reads.note_all(m.name for m in found)
+        self.reads.note(TEXT_READ + text)  # and that no other module holds it (a caller added later)
         return found
 
     def may_run(self, module: ModuleIndex, name: str) -> bool:
