@@ -48,6 +48,18 @@ class EntryPoint:
 
 
 @dataclass(frozen=True)
+class CompiledParameter:
+    """`def run(fn, x): torch.compile(fn)(x)`: a helper compiling a function it is given."""
+
+    function: FunctionInfo  # the helper
+    param: str  # its parameter holding what it compiles
+    node: cst.Call  # the compile call
+    fullgraph: bool
+    how: str
+    flag: str | None = None  # its parameter holding fullgraph (`fullgraph=strict`): each call's own
+
+
+@dataclass(frozen=True)
 class WrappedCompile:
     """torch.compile applied to a DDP/FSDP wrapper instead of the module inside it."""
 
@@ -83,7 +95,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
         self.called_at_once: set[int] = set()  # id(call) of calls called where they are made: `f(a)(x)`
         # `torch.compile(fn)` of a parameter `fn`: (function, parameter, compile call, fullgraph, how)
-        self.compiled_parameters: list[tuple[FunctionInfo, str, cst.Call, bool, str]] = []
+        self.compiled_parameters: list[CompiledParameter] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
         self.loop_nodes: dict[str, cst.For] = {}  # loop name -> its loop
@@ -117,8 +129,8 @@ class _EntryFinder(cst.CSTVisitor):
         if fn is not None:
             assigned = self.assigned.get(id(node))
             called_as = assigned or (fn.name if how.endswith("decorator") else None) or \
-                (instance.value if isinstance(instance, cst.Name) else None) or \
-                (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once else None)
+                (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once else None) or \
+                (instance.value if isinstance(instance, cst.Name) else None)
             self.entries.append(EntryPoint(fn.qualname, self.module.path, self.line(node), fullgraph, how,
                                            self.module.parsed.span(node), assigned,
                                            cls.qualname if cls is not None else None, called_as,
@@ -409,8 +421,7 @@ class _EntryFinder(cst.CSTVisitor):
         qual = self.qualify(func)
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
-            for fullgraph in self.fullgraph_settings(node, node):
-                self._compiled_value(node.args[0].value, node, fullgraph, "torch.compile")
+            self._compiled_with_settings(node.args[0].value, node, node)
         elif isinstance(func, cst.Call) and self.is_optimize(self.qualify(func.func)) and node.args:
             self._compiled_value(node.args[0].value, node, self.optimize_fullgraph(self.qualify(func.func), func),
                                  "torch._dynamo.optimize")
@@ -420,8 +431,7 @@ class _EntryFinder(cst.CSTVisitor):
             self._compiled_value(node.args[0].value, node, True, EXPORT_HOW)
         elif isinstance(func, cst.Call) and self.is_compile(self.qualify(func.func)) and node.args \
                 and all(a.keyword is not None for a in func.args):  # torch.compile(backend=...)(f)
-            for fullgraph in self.fullgraph_settings(func, node):
-                self._compiled_value(node.args[0].value, node, fullgraph, "torch.compile")
+            self._compiled_with_settings(node.args[0].value, func, node)
         elif isinstance(func, cst.Attribute) and func.attr.value == MODULE_COMPILE_METHOD:
             cls = self.instance_class(func.value)
             if cls is not None:
@@ -488,6 +498,25 @@ class _EntryFinder(cst.CSTVisitor):
         if target:
             self.configs.append(ConfigSet(f"{REORDERABLE}{target}", True, self.module.path, self.line(node)))
 
+    def _compiled_with_settings(self, value, call: cst.Call, node: cst.Call) -> None:
+        """torch.compile(value) with the keywords of `call`: a parameter compiled with a
+        parameter as its fullgraph (`def run(fn, strict): torch.compile(fn, fullgraph=strict)`)
+        is compiled with what each call of the helper passes for both."""
+        flag = self._flag_parameter(call)
+        if flag is not None and self._parameter(value) and self.function is not None:
+            self.compiled_parameters.append(CompiledParameter(self.function, value.value, node, False, "torch.compile",
+                                                              flag))
+            return
+        for fullgraph in self.fullgraph_settings(call, node):
+            self._compiled_value(value, node, fullgraph, "torch.compile")
+
+    def _flag_parameter(self, call: cst.Call) -> str | None:
+        held = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in FULLGRAPH_KEYWORDS),
+                    None)
+        if not isinstance(held, cst.Name) or held.value in self.loop_items or self.value_of(held.value) is not None:
+            return None
+        return held.value if self._parameter(held) else None
+
     def _compiled_value(self, value, node, fullgraph: bool, how: str) -> None:
         if isinstance(value, cst.Name) and value.value in self.loop_items:
             for item in self.loop_items[value.value]:  # `for model in [A(), B()]: torch.compile(model)`
@@ -509,7 +538,7 @@ class _EntryFinder(cst.CSTVisitor):
             self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls, value)
             return
         if self._parameter(value) and self.function is not None:
-            self.compiled_parameters.append((self.function, value.value, node, fullgraph, how))
+            self.compiled_parameters.append(CompiledParameter(self.function, value.value, node, fullgraph, how))
             return
         target = self.project.lookup(self.qualify(value)) or self._made_by_factory(value)
         if isinstance(target, FunctionInfo):
@@ -545,50 +574,82 @@ class _EntryFinder(cst.CSTVisitor):
         """`def run(fn, x): torch.compile(fn)(x)` called as `run(f1, x)`, `run(local, x)`,
         `run(Model(), x)`, or in `for fn in (f1, f2): run(fn, x)`: each function (or module's
         forward) the module passes for the parameter is compiled (a test's helper)."""
-        for fn, param, node, fullgraph, how in self.compiled_parameters:
+        for compiled in self.compiled_parameters:
+            fn, param = compiled.function, compiled.param
             names = [p.name for p in fn.params if p.kind == "positional"]
             for call, caller in self.named_calls:
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
                 arg = call_argument(call, param, names.index(param) if param in names else None)
+                settings, forwarded = self._settings_at(compiled, call, caller, 0)
                 if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
                         and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
-                    self._passed_on_by(caller, arg.value, node, fullgraph, how, depth=1)
+                    self._passed_on(compiled, caller, arg.value, settings, forwarded, depth=1)
                     continue
                 for value in self._loop_values(call, arg):
-                    self._passed_value(value, call, caller, node, fullgraph, how)
-            self._passed_from_importers(fn, param, names, node, fullgraph, how)
+                    for fullgraph in settings:
+                        self._passed_value(value, call, caller, compiled.node, fullgraph, compiled.how)
+            self._passed_from_importers(compiled)
 
-    def _passed_from_importers(self, fn: FunctionInfo, param: str, names: list[str], node, fullgraph: bool,
-                               how: str, depth: int = 0) -> None:
+    def _passed_from_importers(self, compiled: CompiledParameter, depth: int = 0) -> None:
         """The helper called from other modules (`from testing import check; check(step, x)`):
         the module-level functions and classes they pass for the parameter, or what their own
         callers pass, when they pass on a parameter of theirs (`def check(fn): run(fn, x)`)."""
+        fn, param = compiled.function, compiled.param
         if fn.parent_function is not None or fn.class_qualname is not None or depth > MAX_FLAG_HOPS:
             return
+        names = [p.name for p in fn.params if p.kind == "positional"]
         for other, loops, call, caller in self._calls_of(fn):
             if other is self.module and not depth:
                 continue  # (the module's own calls: add_passed_functions)
             if caller is not None and not self.project.may_run(other, caller.name.value):
                 continue  # a call in a function nothing calls
             arg = call_argument(call, param, names.index(param) if param in names else None)
+            settings, forwarded = self._settings_at(compiled, call, _caller_info(other, caller), depth)
             passing = _caller_taking(other, caller, arg) if not loops else None
             if passing is not None:
-                self._passed_on_by(passing, arg.value, node, fullgraph, how, depth + 1)  # type: ignore[union-attr]
+                self._passed_on(compiled, passing, arg.value, settings, forwarded, depth + 1)  # type: ignore[union-attr]
                 continue
             for value in _loop_rows(loops, arg) or ((arg,) if arg is not None else ()):
                 made = isinstance(value, cst.Call)
                 named = value.func if isinstance(value, cst.Call) else value
                 target = self.project.lookup(self.project.qualify(named, other))
-                if isinstance(target, FunctionInfo) and not made:
-                    self.add(target, node, fullgraph, f"{how}(fn)")
-                elif isinstance(target, ClassInfo):
-                    self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
+                for fullgraph in settings:
+                    if isinstance(target, FunctionInfo) and not made:
+                        self.add(target, compiled.node, fullgraph, f"{compiled.how}(fn)")
+                    elif isinstance(target, ClassInfo):
+                        self.add(self.forward_of(target), compiled.node, fullgraph, f"{compiled.how}(module)", target)
 
-    def _passed_on_by(self, caller: FunctionInfo, param: str, node, fullgraph: bool, how: str, depth: int) -> None:
-        """A helper passing on its own parameter `param`: what its callers pass for it."""
-        positional = [p.name for p in caller.params if p.kind == "positional"]
-        self._passed_from_importers(caller, param, positional, node, fullgraph, how, depth)
+    def _passed_on(self, compiled: CompiledParameter, caller: FunctionInfo, param: str,
+                   settings: tuple[bool, ...], forwarded: str | None, depth: int) -> None:
+        """A helper passing on its own parameter `param`: what its callers pass for it, with the
+        fullgraph setting this call gives (or the caller's parameter it passes on for it)."""
+        if forwarded is not None:
+            self._passed_from_importers(replace(compiled, function=caller, param=param, flag=forwarded), depth)
+            return
+        for fullgraph in settings:
+            self._passed_from_importers(replace(compiled, function=caller, param=param, fullgraph=fullgraph,
+                                                flag=None), depth)
+
+    def _settings_at(self, compiled: CompiledParameter, call: cst.Call, caller: FunctionInfo | None,
+                     depth: int) -> tuple[tuple[bool, ...], str | None]:
+        """The fullgraph settings a call of the helper compiles with: its own, when not given by
+        a parameter; else what the call passes for that parameter (True/False written, else
+        its default), and the calling function's parameter it passes on, if it does."""
+        if compiled.flag is None:
+            return (compiled.fullgraph,), None
+        param = next((p for p in compiled.function.params if p.name == compiled.flag), None)
+        if param is None:
+            return (False,), None
+        position = compiled.function.params.index(param) if param.kind == "positional" else None
+        arg = call_argument(call, compiled.flag, position)
+        arg = arg if arg is not None else param.default
+        if isinstance(arg, cst.Name) and arg.value in ("True", "False"):
+            return (arg.value == "True",), None
+        if caller is None or not isinstance(arg, cst.Name) or arg.value not in {p.name for p in caller.params}:
+            return (False,), None
+        passed = self._flags_passed_to(caller, arg.value, depth + 1)
+        return tuple(dict.fromkeys(passed)) if passed else (False,), arg.value
 
     def _loop_values(self, call: cst.Call, arg) -> tuple:
         """The values an argument stands for: a loop name's items, else the argument itself."""
@@ -699,12 +760,17 @@ def _calls_by_name(root: cst.CSTNode, name: str) -> list[tuple[tuple[cst.For, ..
 
 def _caller_taking(module: ModuleIndex, caller: cst.FunctionDef | None, arg) -> FunctionInfo | None:
     """The calling function, when the argument it passes is a parameter of its own."""
-    if caller is None or not isinstance(arg, cst.Name):
+    info = _caller_info(module, caller) if isinstance(arg, cst.Name) else None
+    return info if info is not None and arg.value in {p.name for p in info.params} else None
+
+
+def _caller_info(module: ModuleIndex, caller: cst.FunctionDef | None) -> FunctionInfo | None:
+    """The function a call is written in, by its definition."""
+    if caller is None:
         return None
     # (by name, then by shape: the tree walked may be a definition parsed on its own)
     named = [f for f in module.functions.values() if f.name == caller.name.value]
-    info = named[0] if len(named) == 1 else next((f for f in named if f.node.deep_equals(caller)), None)
-    return info if info is not None and arg.value in {p.name for p in info.params} else None
+    return named[0] if len(named) == 1 else next((f for f in named if f.node.deep_equals(caller)), None)
 
 
 def _loop_rows(loops: tuple[cst.For, ...], arg) -> tuple | None:

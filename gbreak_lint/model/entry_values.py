@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import libcst as cst
 
@@ -27,6 +27,7 @@ from .instances import built_at_top, is_optimizer_class
 from .resolve import method_wrapper
 from .frame_values import assigned_names
 from .global_state import DEFAULT, State, StateReader
+from .grad_leaks import made_with_grad
 from .types import FnValue, FrameKey
 from .tensor_contents import TensorContents, changed_in_place
 from .tensors import makes_integer_tensor
@@ -48,6 +49,25 @@ class EntryCall(NamedTuple):
     # under set_stance("eager_then_compile"), the first call: run eagerly, its values recorded
     observe_only: bool = False
     reset_by_itself: bool = False  # fresh because the compiled code calls the reset itself
+
+
+MAX_REBOUND_TEXT = 400  # `x = x * 2` is read in terms of what `x` held before, up to this size
+
+
+class _Renamed(cst.CSTTransformer):
+    def __init__(self, name: str, value: cst.BaseExpression):
+        self.name, self.value = name, value
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.value if updated.value == self.name else updated
+
+
+def _in_terms_of(value: cst.BaseExpression, name: str, before: cst.BaseExpression | None) -> cst.BaseExpression:
+    """`x = x * 2` after `x = torch.randn(4)`: `torch.randn(4) * 2`, what `x` holds now."""
+    mentions = any(n.value == name for n in find_all(value, (cst.Name,)))
+    if not mentions or before is None or len(cst.Module([]).code_for_node(before)) > MAX_REBOUND_TEXT:
+        return value
+    return cast(cst.BaseExpression, value.visit(_Renamed(name, before)))
 
 
 class _Call(NamedTuple):
@@ -188,7 +208,7 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     if not entry.called_as:
         return [EntryCall(key, False)]
     variants: list[EntryCall] = []
-    called = _through_decorators(project, knowledge, key) if cls is not None else key
+    called = _through_decorators(project, knowledge, key)
     resets, eager_calls, observed = 0, 0, False
     resets_itself = _resets_caches(project, knowledge, module, entry)
     calls = _calls_named(project, knowledge, module, entry.called_as, entry.function)
@@ -248,13 +268,16 @@ def _resets_caches(project: ProjectIndex, knowledge: Knowledge, module, entry: E
 
 
 def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameKey) -> FrameKey:
-    """A compiled module whose `forward` is decorated: calling it runs the decorators' wrapper
-    (Dynamo's first frame), which calls `forward`. The call site's arguments bind to the
+    """A compiled function, or a module whose `forward` is, decorated: calling it runs the
+    decorators' wrapper (Dynamo's first frame), which calls the function. The call site's arguments bind to the
     wrapper's parameters (`*args, **kwargs`). Without a call site the entry stays `forward`
     itself with its defaults (a wrapper called with nothing would pass no tensors)."""
     fn = project.function(key.qualname)
     callables = Callables(project, knowledge)
-    found = method_wrapper(project, callables, fn) if fn is not None else None
+    if fn is not None and fn.class_qualname is None:
+        found = _function_wrapper(project, callables, fn)
+    else:
+        found = method_wrapper(project, callables, fn) if fn is not None else None
     if found is None and fn is not None:
         found = _replaced_by_class(project, callables, key, fn)
     if found is None:
@@ -263,6 +286,16 @@ def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameK
     return FrameKey(**{**_fields(key), "qualname": wrapper.qualname, "tensor_params": frozenset(),
                        "bindings": tuple(sorted(wrapped.captured, key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(wrapped.constants, key=lambda kv: kv[0]))})
+
+
+def _function_wrapper(project: ProjectIndex, callables: Callables,
+                      fn: FunctionInfo) -> tuple[FunctionInfo, FnValue] | None:
+    """`@checked def step(x)` compiled: Dynamo's frame is the wrapper the decorators return."""
+    if not fn.decorators:
+        return None
+    wrapped = project.derived(f"decorated:{fn.qualname}", lambda: callables.decorated(fn))
+    wrapper = project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
+    return (wrapper, wrapped) if wrapper is not None else None
 
 
 def _replaced_by_class(project: ProjectIndex, callables: Callables, key: FrameKey,
@@ -290,7 +323,9 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
     call = _spread(call, local_values or {})
     if fn is None or any(a.star for a in call.args):
         return key
-    params = list(fn.params)[1:] if skip_self or fn.class_qualname else list(fn.params)
+    # a method's wrapper taking `(*args, **kwargs)`: the instance is `args[0]`
+    receiver_first = bool(fn.params) and fn.params[0].kind == "star" and (skip_self or bool(fn.class_qualname))
+    params = list(fn.params)[1:] if (skip_self or fn.class_qualname) and not receiver_first else list(fn.params)
     positional = [p for p in params if p.kind == "positional"]
     tensors = set(key.tensor_params)
     arguments: dict[str, object] = dict(key.arguments)  # a wrapper's cells holding constants
@@ -310,7 +345,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
         held_contents = _made_contents(project, module, value, local_values or {}, caller, callees)
         if held_contents is not None:
             contents[name] = held_contents
-        if _made_with_grad(project, knowledge, module, value, local_values or {}, caller):
+        if made_with_grad(project, knowledge, module, value, local_values or {}, caller):
             grad_inputs.add(name)
         elif _made_plain(project, knowledge, module, value, local_values or {}, caller):
             plain_inputs.add(name)
@@ -371,14 +406,17 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             continue
         returned = _project_return(project, module, made, local_values or {}, caller)
         made_in, made = (returned if returned is not None else (module, made))
-        holding = _tensor_dict(project, knowledge, made_in, made)
-        if holding is not None and not _shared(module, value, local_values or {}, caller, callees):
-            # `step({"x": torch.randn(4)})`: `batch["x"]` is a tensor (a dict stored into since: not known)
+        stored = _with_items_stored(_scope_of(module, value, local_values or {}, caller), value.value, made) \
+            if isinstance(made, cst.Dict) and returned is None and isinstance(value, cst.Name) else made
+        holding = _tensor_dict(project, knowledge, made_in, stored)
+        if holding is not None and not _shared(module, value, local_values or {}, caller, callees, items=True):
+            # `step({"x": torch.randn(4)})`: `batch["x"]` is a tensor (other stores into it: not known)
             tensors.discard(name)
             arguments[name] = Const(holding)
             continue
         if (_is_tensor_expr(project, knowledge, module, value) or returned is not None
-                and _is_tensor_expr(project, knowledge, made_in, made)) and not isinstance(held, _NON_TENSOR_DISPLAYS):
+                and _is_tensor_expr(project, knowledge, made_in, made) or name in plain_inputs) \
+                and not isinstance(held, _NON_TENSOR_DISPLAYS):
             tensors.add(name)  # (a local holding `{f, "a"}` or `{"k": v}` is no tensor)
             if isinstance(made, cst.Call) and makes_integer_tensor(made, knowledge, qualify):
                 arguments[name] = PASSED_INTEGER_TENSOR  # `opt(torch.tensor([7, 3]))`
@@ -396,7 +434,10 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             arguments[p.name] = default
     arguments.update(star_arguments(params, positional, call.args,
                                     lambda value: _is_tensor_expr(project, knowledge, module, value),
-                                    value_of=literal))
+                                    value_of=literal, receiver_first=receiver_first))
+    tensors.update(name for name, held in arguments.items()  # `f(*args)` given a tensor among them
+                   if isinstance(held, Const) and isinstance(held.value, Seq) and held.value.tensors
+                   and any(held.value.tensors) and any(p.name == name and p.kind == "star" for p in params))
     for name in changed_in_place(fn.node.body):  # a second call with the same tensor sees the change
         contents.pop(name, None)
     passed_names = [value.value for _, value in pairs if isinstance(value, cst.Name)]
@@ -409,7 +450,7 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
                        "shapes": tuple(sorted((n, s) for n, s in shapes.items() if n in tensors)),
                        "contents": tuple(sorted((n, c) for n, c in contents.items() if n in tensors)),
                        "grad_inputs": frozenset(grad_inputs & tensors),
-                       "plain_inputs": frozenset(plain_inputs & tensors)})
+                       "plain_inputs": frozenset(plain_inputs & (tensors | _dicts_of_tensors(arguments)))})
 
 
 def _spread(call: cst.Call, local_values: dict) -> cst.Call:
@@ -461,29 +502,6 @@ def _made_contents(project, module, value, local_values: dict, caller, callees: 
     return found if found is not None and all(type(v) in (int, float, bool) for v in found) else None
 
 
-def _made_with_grad(project, knowledge, module, value, local_values: dict, caller) -> bool:
-    """A tensor argument known to need grad: made with `requires_grad=True`, an nn.Parameter,
-    given `.requires_grad_()`, or bound to a name the module gives `.requires_grad = True` /
-    `.requires_grad_()`."""
-    if isinstance(value, cst.Name):
-        if f"{value.value}.requires_grad" in module.parsed.text:  # (anywhere in the module: cheap)
-            return True
-        value = local_values.get(value.value, module.values.get(value.value))
-    while isinstance(value, cst.Call):
-        func = value.func
-        if any(a.keyword is not None and a.keyword.value == "requires_grad" and not
-               (isinstance(a.value, cst.Name) and a.value.value == "False") for a in value.args):
-            return True
-        if project.qualify(func, module, caller) in knowledge.parameter_constructors:
-            return True
-        if not isinstance(func, cst.Attribute):
-            return False
-        if func.attr.value == "requires_grad_":
-            return not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False")
-        value = func.value  # `torch.randn(3).float()`: what the chain starts from
-    return False
-
-
 def _made_plain(project, knowledge, module, value, local_values: dict, caller, depth: int = 0) -> bool:
     """A tensor argument known not to need grad: made by a torch factory (`torch.randn(2, 4)`,
     `torch.tensor([1, 2])`, `.float()` of one, arithmetic on them) without `requires_grad`,
@@ -491,12 +509,18 @@ def _made_plain(project, knowledge, module, value, local_values: dict, caller, d
     if isinstance(value, cst.Name):
         if depth >= 4 or f"{value.value}.requires_grad" in module.parsed.text:
             return False
+        if _bound_with_grad_off(project, knowledge, module, value.value, local_values, caller):
+            return True  # `with torch.no_grad(): x = pre(x)`
         bound = local_values.get(value.value, module.values.get(value.value))
         return bound is not None and _made_plain(project, knowledge, module, bound, local_values, caller, depth + 1)
+    if isinstance(value, cst.Dict):  # `m({"x": torch.randn(2, 8), "train": True})`: its tensors
+        tensors = [el.value for el in value.elements if isinstance(el, cst.DictElement) and literal(el.value) is None]
+        return bool(tensors) and all(_made_plain(project, knowledge, module, item, local_values, caller, depth + 1)
+                                     for item in tensors)
     if isinstance(value, cst.BinaryOperation):
         return all(_made_plain(project, knowledge, module, side, local_values, caller, depth)
                    for side in (value.left, value.right) if not isinstance(side, (cst.Integer, cst.Float)))
-    if not isinstance(value, cst.Call) or _made_with_grad(project, knowledge, module, value, local_values, caller):
+    if not isinstance(value, cst.Call) or made_with_grad(project, knowledge, module, value, local_values, caller):
         return False
     returned = _project_return(project, module, value, local_values, caller)
     if returned is not None and depth < 4:  # `model(make_input())`: what the function returns
@@ -513,15 +537,109 @@ def _made_plain(project, knowledge, module, value, local_values: dict, caller, d
         and _made_plain(project, knowledge, module, value.func.value, local_values, caller, depth)
 
 
-def _shared(module, value, local_values: dict, caller, callees: frozenset[str]) -> bool:
+def _dicts_of_tensors(arguments: dict) -> set[str]:
+    return {name for name, held in arguments.items() if isinstance(held, Const) and isinstance(held.value, Keywords)
+            and held.value.tensors}
+
+
+def _bound_with_grad_off(project, knowledge, module, name: str, local_values: dict, caller) -> bool:
+    """Is the last `name = ...` where the argument is bound inside `with torch.no_grad():`
+    (or inference_mode)? What is computed there needs no grad."""
+    scope = caller.node if caller is not None and name in local_values else module.parsed.module
+    grad_off = knowledge.grad_off_contexts | knowledge.inference_contexts
+    last = False
+    for withs in _assignments(scope, name, ()):
+        last = any(isinstance(item.item, cst.Call) and project.qualify(item.item.func, module, caller) in grad_off
+                   for w in withs for item in w.items)
+    return last
+
+
+def _assignments(node: cst.CSTNode, name: str, withs: tuple):
+    """For each `name = ...` under `node` in order (not in nested scopes), the `with`
+    statements around it."""
+    for child in children(node):
+        if isinstance(child, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                 for t in child.targets):
+            yield withs
+        elif isinstance(child, cst.With):
+            yield from _assignments(child.body, name, withs + (child,))
+        elif not isinstance(child, NESTED_SCOPES):
+            yield from _assignments(child, name, withs)
+
+
+def _shared(module, value, local_values: dict, caller, callees: frozenset[str], items: bool = False) -> bool:
     """A module instance the program changes besides passing it to the entry: an attribute
     stored on it, `setattr`, or handed to a function that is not a builtin (`init(m)`,
-    `nn.Module.__init__(m)`). Reading it (`isinstance(m, ...)`, `type(m)`) is not a change."""
+    `nn.Module.__init__(m)`). Reading it (`isinstance(m, ...)`, `type(m)`) is not a change.
+    `items`: item stores are known (`_with_items_stored`), not a change either."""
     if not isinstance(value, cst.Name):
         return False
-    local = caller is not None and value.value in local_values
-    scope = caller.node if local else module.parsed.module
-    return any(kind in ("store", "handed") for kind in _uses(scope, value.value, callees))
+    changes = ("store", "handed") if items else ("store", "handed", "item")
+    return any(kind in changes for kind in _uses(_scope_of(module, value, local_values, caller), value.value, callees))
+
+
+def _scope_of(module, value: cst.Name, local_values: dict, caller) -> cst.CSTNode:
+    """Where the name an argument is passed by is bound: its function, else the module."""
+    return caller.node if caller is not None and value.value in local_values else module.parsed.module
+
+
+def _with_items_stored(scope: cst.CSTNode, name: str, display: cst.Dict) -> cst.Dict | None:
+    """The dict display `name` is bound to, with the items the program stores into it by
+    constant keys (`batch["n"] = t`, `batch.update(n=t)`, `batch.update({"n": t})`) added;
+    None when it changes it another way (`pop`, `del`, a key not written down)."""
+    added: list[cst.DictElement] = []
+    for node in find_all(scope, (cst.AssignTarget, cst.AugAssign, cst.Call, cst.Del)):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign)) and _item_of(node.target, name):
+            key = node.target.slice[0].slice.value  # type: ignore[attr-defined]
+            if not isinstance(key, cst.SimpleString):
+                return None
+            held = _assigned_value(scope, node) if isinstance(node, cst.AssignTarget) else None
+            added.append(cst.DictElement(key, held if held is not None else cst.Name("unknown")))
+        elif isinstance(node, cst.Del) and any(_item_of(t, name) for t in find_all(node.target, (cst.Subscript,))):
+            return None
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+            method = node.func.attr.value
+            if method == "update":
+                updated = _update_items(node)
+                if updated is None:
+                    return None
+                added += updated
+            elif method in _DICT_CHANGING_METHODS:
+                return None
+    if not added:
+        return display
+    last = {_key_text(el): i for i, el in enumerate([*display.elements, *added])}  # a later store replaces
+    return display.with_changes(elements=[el for i, el in enumerate([*display.elements, *added])
+                                          if last[_key_text(el)] == i])
+
+
+def _key_text(element) -> str | int:
+    key = getattr(element, "key", None)
+    return str(key.evaluated_value) if isinstance(key, cst.SimpleString) else id(element)
+
+
+_DICT_CHANGING_METHODS = frozenset({"pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})
+
+
+def _item_of(target: cst.BaseExpression, name: str) -> bool:
+    return isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name \
+        and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
+
+
+def _assigned_value(scope: cst.CSTNode, target: cst.AssignTarget) -> cst.BaseExpression | None:
+    owner = next((a for a in find_all(scope, (cst.Assign,)) if any(t is target for t in a.targets)), None)
+    return owner.value if owner is not None else None
+
+
+def _update_items(call: cst.Call) -> list[cst.DictElement] | None:
+    """The items `d.update(k=v)` / `d.update({"k": v})` stores (None: not written down)."""
+    if all(a.keyword is not None for a in call.args):
+        return [cst.DictElement(cst.SimpleString(repr(a.keyword.value)), a.value) for a in call.args]  # type: ignore[union-attr]
+    if len(call.args) == 1 and isinstance(call.args[0].value, cst.Dict) and all(
+            isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) for el in call.args[0].value.elements):
+        return list(call.args[0].value.elements)  # type: ignore[arg-type]
+    return None
 
 
 def _only_passed(scope: cst.CSTNode, name: str, callees: frozenset[str]) -> bool:
@@ -544,8 +662,8 @@ _READING_MEMBERS = frozenset({"shape", "dtype", "device", "ndim", "size", "dim",
 
 def _uses(scope: cst.CSTNode, name: str, callees: frozenset[str]) -> list[str]:
     """How each read of `name` in `scope` uses it: "passed" to a callee or a compiled call,
-    "read" (a reading builtin or member), "store" (an attribute or item stored on it,
-    `setattr`), "handed" (another call), "other" (anything else: an alias, an operand)."""
+    "read" (a reading builtin or member), "store" (an attribute stored on it, `setattr`),
+    "item" (an item stored into it), "handed" (another call), "other" (anything else: an alias, an operand)."""
     out: list[str] = []
 
     def visit(node: cst.CSTNode, parent: cst.CSTNode | None, grand: cst.CSTNode | None) -> None:
@@ -575,7 +693,7 @@ def _use_kind(node: cst.Name, parent, grand, callees: frozenset[str]) -> str:
             return "store"
         return "read" if parent.attr.value in _READING_MEMBERS else "other"
     if isinstance(parent, cst.Subscript) and isinstance(grand, cst.AssignTarget):
-        return "store"
+        return "item"
     return "other"
 
 
@@ -805,7 +923,8 @@ class _NamedCalls(cst.CSTVisitor):
     def leave_Assign(self, node: cst.Assign) -> None:  # after the calls in its value
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                self.scopes[-1][target.target.value] = node.value
+                bound = target.target.value
+                self.scopes[-1][bound] = _in_terms_of(node.value, bound, self.scopes[-1].get(bound))
             elif isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
                     and len(target.target.elements) == len(node.value.elements):
                 for name, value in zip(target.target.elements, node.value.elements):  # `a, b = A(), B()`

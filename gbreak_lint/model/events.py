@@ -29,7 +29,7 @@ from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
 from .deleted_members import assignment_targets, class_body_binds, deleted as deleted_members, first_read, touched_bases
 from .empty_modules import empty_module
-from .grad_leaks import GradLeaks, PendingBreak
+from .grad_leaks import GradLeaks, PendingBreak, made_with_grad
 from .tensor_contents import TensorContents, changed_names
 from .values import (broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const,
                      Keywords, Obj, Seq, literal)
@@ -93,6 +93,7 @@ class FrameBuilder:
                                   inherited=isinstance(source, (Comprehension, LambdaBody)),
                                   default_dtype=env.default_dtype)
         self.scope.keywords_of = self._keywords_of
+        self.scope.sequence_of = self._sequence_of
         self.resolver.held_class = self._held_class
         self.resolver.value_of = self.values.value
         # known off only: a callee may be run under a caller's `torch.no_grad()(fn)` wrapper
@@ -134,8 +135,10 @@ class FrameBuilder:
         self.deleted_locals: set[str] = set()  # `del y` of a plain local, not bound again since
         # `y.requires_grad_()` of an intermediate, until a return needs it; which tensors need grad
         params = {p.name for p in function.params} if isinstance(source, FunctionInfo) else set()
+        self._global_grad: dict[str, bool] = {}
         self.grad_leaks = GradLeaks(key.grad_inputs, key.plain_inputs,
-                                    lambda name: name in params or name in key.tensor_params or name in self.rebound)
+                                    lambda name: name in params or name in key.tensor_params or name in self.rebound
+                                    or self._global_needing_grad(name))
         # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
         # data-dependent branch takes
         self.contents = TensorContents(dict(key.contents), self.resolver.qualify, self.values.value)
@@ -212,7 +215,17 @@ class FrameBuilder:
                          decided_by=frozenset(self.decided_by),
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn),
-                         hop_input_faults=self._hop_input_faults(fn.node.body))
+                         hop_input_faults=self._hop_input_faults(fn.node.body),
+                         input_free_first_line=self._input_free_first_line(fn))
+
+    def _input_free_first_line(self, fn: FunctionInfo) -> int:
+        body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
+        statements = [s for s in body if not _is_docstring(s)]
+        if not statements:
+            return 0
+        params = {p.name for p in fn.params}
+        reads = any(n.value in params for n in find_all(statements[0], (cst.Name,)))
+        return 0 if reads else self.line(statements[0])
 
     def _hop_input_faults(self, body) -> tuple[str, ...]:
         """See hop_inputs: only a higher-order op's body is asked."""
@@ -1036,6 +1049,29 @@ class FrameBuilder:
     def _keywords_of(self, name: str) -> Keywords | None:
         held = self.values.name_value(name)
         return held.value if held is not None and isinstance(held.value, Keywords) else None
+
+    def _global_needing_grad(self, name: str) -> bool:
+        """A module-level tensor that needs grad (`SCALE = nn.Parameter(...)`), or a module
+        instance (`pre = nn.Linear(8, 8)`, whose output needs grad): what the frame computes
+        from it is not plain."""
+        if name not in self._global_grad:
+            self._global_grad[name] = name in self.module.values and (made_with_grad(
+                self.env.project, self.env.knowledge, self.module, cst.Name(name), {}, None)
+                or self._module_instance(self.module.values[name]))
+        return self._global_grad[name]
+
+    def _module_instance(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        qual = self.env.project.qualify(value.func, self.module) or ""
+        if any(qual.startswith(prefix + ".") for prefix in self.env.knowledge.torch_module_prefixes):
+            return True
+        cls = self.env.project.created_class(value, self.module, None)
+        return cls is not None and self.resolver.is_nn_module(cls)
+
+    def _sequence_of(self, name: str) -> Seq | None:
+        held = self.values.name_value(name)
+        return held.value if held is not None and isinstance(held.value, Seq) else None
 
     def builtin_kinds(self) -> BuiltinKinds:
         if self._kinds is None:  # (one per frame: it memoises its locals' kinds)
@@ -2338,3 +2374,8 @@ def _rebinding_calls(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:
         if isinstance(value, cst.Call):
             found.setdefault(id(value), set()).update(n.value for t in small.targets for n in find_all(t.target, (cst.Name,)))
     return {k: frozenset(v) for k, v in found.items()}
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString)

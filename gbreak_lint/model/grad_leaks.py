@@ -137,3 +137,26 @@ def _names(expr: cst.CSTNode) -> list[str]:
     if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return []
     return [n for child in children(expr) for n in _names(child)]
+
+
+def made_with_grad(project, knowledge, module, value, local_values: dict, caller) -> bool:
+    """A tensor argument known to need grad: made with `requires_grad=True`, an nn.Parameter,
+    given `.requires_grad_()`, or bound to a name the module gives `.requires_grad = True` /
+    `.requires_grad_()`."""
+    if isinstance(value, cst.Name):
+        if f"{value.value}.requires_grad" in module.parsed.text:  # (anywhere in the module: cheap)
+            return True
+        value = local_values.get(value.value, module.values.get(value.value))
+    while isinstance(value, cst.Call):
+        func = value.func
+        if any(a.keyword is not None and a.keyword.value == "requires_grad" and not
+               (isinstance(a.value, cst.Name) and a.value.value == "False") for a in value.args):
+            return True
+        if project.qualify(func, module, caller) in knowledge.parameter_constructors:
+            return True
+        if not isinstance(func, cst.Attribute):
+            return False
+        if func.attr.value == "requires_grad_":
+            return not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False")
+        value = func.value  # `torch.randn(3).float()`: what the chain starts from
+    return False

@@ -12,7 +12,7 @@ import libcst as cst
 
 from ..index.names import target_names  # noqa: F401  (re-exported)
 from ..walk import STRING_NODES
-from .values import Keywords, literal
+from .values import Keywords, Seq, literal
 
 from ..knowledge import Knowledge
 
@@ -47,6 +47,7 @@ class TensorScope:
         self.tensor_sequences: set[str] = set()  # those of them that are lists or tuples
         # a dict whose keys are known (a `**kwargs`, a dict argument): name -> model.values.Keywords
         self.keywords_of: Callable[[str], Keywords | None] = lambda name: None
+        self.sequence_of: Callable[[str], Seq | None] = lambda name: None
         self.returns = returns or (lambda call: (False, ()))
         self.is_module_call = is_module_call or (lambda call: False)
         self.returns_object = returns_object or (lambda call: False)
@@ -189,8 +190,13 @@ class TensorScope:
         return isinstance(items, (cst.List, cst.Tuple)) and self._holds_tensors(items)
 
     def _held_item(self, container: cst.BaseExpression, key: cst.BaseExpression | None) -> bool | None:
-        """`kwargs["flag"]` of a dict whose keys are known: whether the item is a tensor (None:
-        not known)."""
+        """`kwargs["flag"]` of a dict whose keys are known, `args[1]` of a tuple whose items'
+        kinds are known (a wrapper's `*args`): whether the item is a tensor (None: not known)."""
+        if isinstance(container, cst.Name) and isinstance(key, cst.Integer):
+            items = self.sequence_of(container.value)
+            position = int(key.value)
+            return items.tensors[position] if items is not None and items.tensors is not None \
+                and len(items.tensors) == items.length and position < items.length else None
         if not isinstance(container, cst.Name) or not isinstance(key, cst.SimpleString):
             return None
         held = self.keywords_of(container.value)
