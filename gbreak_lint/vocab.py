@@ -188,6 +188,7 @@ class CauseCheck(Vocab):
     MODULE_BACKWARD_HOOK = "module_backward_hook"  # calling a sub-module with full backward hooks (GB0083)
     CLASSMETHOD_AUTOGRAD_FUNCTION = "classmethod_autograd_function"  # Fn.apply of a classmethod forward/backward (GB7312)
     OPTIMIZER_CONSTRUCTION = "optimizer_construction"  # building a torch.optim optimizer in compiled code (GB0467)
+    UNSUPPORTED_SETATTR = "unsupported_setattr"  # `p.x = v` on a functools.partial or a global function (GB0467)
     NESTED_RECONSTRUCTION = "nested_reconstruction"  # a nested break under an outer unsupported `with` (GB0092)
     GLOBAL_HOOK_HANDLE = "global_hook_handle"  # `global h; h = x.register_hook(fn)` (GB0100)
     SPARSE_TENSOR_USE = "sparse_tensor_use"  # first use of a sparse tensor made before a break (GB0015)

@@ -533,6 +533,10 @@ class _EntryFinder(cst.CSTVisitor):
         if bound is not None:  # `lam = lambda x: ...` then `torch.compile(lam)`
             self._compiled_lambda(bound, node, fullgraph, how, host)
             return
+        sequential = self._sequential_of_ours(value)
+        if sequential is not None:
+            self._compiled_sequential(sequential, node, fullgraph, how)
+            return
         cls = self.instance_class(value)
         if cls is not None:
             self.add(self.forward_of(cls), node, fullgraph, f"{how}(module)", cls, value)
@@ -581,15 +585,35 @@ class _EntryFinder(cst.CSTVisitor):
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
                 arg = call_argument(call, param, names.index(param) if param in names else None)
-                settings, forwarded = self._settings_at(compiled, call, caller, 0)
+                settings, forwarded = self._settings_at(compiled, call, caller, 0, self.module)
                 if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
                         and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
                     self._passed_on(compiled, caller, arg.value, settings, forwarded, depth=1)
                     continue
-                for value in self._loop_values(call, arg):
-                    for fullgraph in settings:
+                for value, row_settings in self._rows_with_settings(compiled, call, arg, settings):
+                    for fullgraph in row_settings:
                         self._passed_value(value, call, caller, compiled.node, fullgraph, compiled.how)
             self._passed_from_importers(compiled)
+
+    def _rows_with_settings(self, compiled: CompiledParameter, call: cst.Call, arg,
+                            settings: tuple[bool, ...]) -> list[tuple[cst.BaseExpression, tuple[bool, ...]]]:
+        """The values the call passes for the function, each with its fullgraph settings: a
+        loop's rows pair them (`for fn, strict in ((a, True), (b, False)): run(fn, x, strict)`)."""
+        values = self._loop_values(call, arg)
+        flag = self._flag_argument(compiled, call)
+        rows = self.call_loop_items.get(id(call), {}).get(flag.value) if isinstance(flag, cst.Name) else None
+        if rows is None or len(rows) != len(values):
+            return [(value, settings) for value in values]
+        return [(value, (isinstance(row, cst.Name) and row.value == "True",)) for value, row in zip(values, rows)]
+
+    def _flag_argument(self, compiled: CompiledParameter, call: cst.Call) -> cst.BaseExpression | None:
+        """What a call of the helper passes for its fullgraph parameter (else the default)."""
+        param = next((p for p in compiled.function.params if p.name == compiled.flag), None)
+        if param is None:
+            return None
+        position = compiled.function.params.index(param) if param.kind == "positional" else None
+        arg = call_argument(call, param.name, position)
+        return arg if arg is not None else param.default
 
     def _passed_from_importers(self, compiled: CompiledParameter, depth: int = 0) -> None:
         """The helper called from other modules (`from testing import check; check(step, x)`):
@@ -605,7 +629,7 @@ class _EntryFinder(cst.CSTVisitor):
             if caller is not None and not self.project.may_run(other, caller.name.value):
                 continue  # a call in a function nothing calls
             arg = call_argument(call, param, names.index(param) if param in names else None)
-            settings, forwarded = self._settings_at(compiled, call, _caller_info(other, caller), depth)
+            settings, forwarded = self._settings_at(compiled, call, _caller_info(other, caller), depth, other)
             passing = _caller_taking(other, caller, arg) if not loops else None
             if passing is not None:
                 self._passed_on(compiled, passing, arg.value, settings, forwarded, depth + 1)  # type: ignore[union-attr]
@@ -631,19 +655,21 @@ class _EntryFinder(cst.CSTVisitor):
             self._passed_from_importers(replace(compiled, function=caller, param=param, fullgraph=fullgraph,
                                                 flag=None), depth)
 
+    def _constant_named(self, name: str, module: ModuleIndex) -> cst.BaseExpression | None:
+        value = module.values.get(name) if name not in module.reassigned else None
+        return value if isinstance(value, cst.Name) and value.value in ("True", "False") else None
+
     def _settings_at(self, compiled: CompiledParameter, call: cst.Call, caller: FunctionInfo | None,
-                     depth: int) -> tuple[tuple[bool, ...], str | None]:
+                     depth: int, module: ModuleIndex) -> tuple[tuple[bool, ...], str | None]:
         """The fullgraph settings a call of the helper compiles with: its own, when not given by
         a parameter; else what the call passes for that parameter (True/False written, else
         its default), and the calling function's parameter it passes on, if it does."""
         if compiled.flag is None:
             return (compiled.fullgraph,), None
-        param = next((p for p in compiled.function.params if p.name == compiled.flag), None)
-        if param is None:
-            return (False,), None
-        position = compiled.function.params.index(param) if param.kind == "positional" else None
-        arg = call_argument(call, compiled.flag, position)
-        arg = arg if arg is not None else param.default
+        arg = self._flag_argument(compiled, call)
+        if isinstance(arg, cst.Name) and arg.value not in ("True", "False") and (
+                caller is None or arg.value not in {p.name for p in caller.params}):
+            arg = self._constant_named(arg.value, module) or arg  # `STRICT = True` at module level
         if isinstance(arg, cst.Name) and arg.value in ("True", "False"):
             return (arg.value == "True",), None
         if caller is None or not isinstance(arg, cst.Name) or arg.value not in {p.name for p in caller.params}:
@@ -703,6 +729,35 @@ class _EntryFinder(cst.CSTVisitor):
                                        self.line(node), fullgraph, f"{how}(lambda)", self.module.parsed.span(node),
                                        assigned, called_as=called_as, lambda_host=host.qualname,
                                        lambda_at=(span.line, span.column)))
+
+
+    def _sequential_of_ours(self, value) -> cst.Call | None:
+        """`nn.Sequential(Block(), Block())` (or a name bound to it) holding a project module:
+        torch's `Sequential.forward` is the compiled frame, calling each in turn."""
+        made = self.value_of(value.value) if isinstance(value, cst.Name) else value
+        if not isinstance(made, cst.Call) or self.qualify(made.func) not in self.k.sequential_containers:
+            return None
+        items = [n for a in made.args for n in find_all(a.value, (cst.Call,))]
+        return made if any(self.project.created_class(n, self.module, self.function) for n in items) else None
+
+    def _compiled_sequential(self, made: cst.Call, node, fullgraph: bool, how: str) -> None:
+        host = self.function or module_body(self.module.parsed, self.module.name)
+        span = self.module.parsed.span(made)
+        assigned = self.assigned.get(id(node))
+        called_as = assigned or (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once
+                                 else None)
+        self.entries.append(EntryPoint(sequential_entry_name(host.qualname, span.line, span.column), self.module.path,
+                                       self.line(node), fullgraph, f"{how}({SEQUENTIAL})", self.module.parsed.span(node),
+                                       assigned, called_as=called_as, construction=made, lambda_host=host.qualname,
+                                       lambda_at=(span.line, span.column)))
+
+
+SEQUENTIAL = "Sequential"  # an entry's `how` ends with "(Sequential)": torch.compile(nn.Sequential(...))
+
+
+def sequential_entry_name(host: str, line: int, column: int) -> str:
+    """The qualname a compiled nn.Sequential is known by: where it is built."""
+    return f"{host}.<Sequential@{line}:{column}>"
 
 
 def lambda_entry_name(host: str, line: int, column: int) -> str:

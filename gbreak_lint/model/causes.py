@@ -24,7 +24,7 @@ from .class_body import class_body_values
 from .instances import built_at_top, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
 from .opaque_arguments import argument_kind
-from .partials import partial_bindings, through_partials
+from .partials import PARTIAL, partial_bindings, through_partials
 from .resolve import CallTarget
 from .side_effects import declared_outer
 from .global_state import GRAD_OFF
@@ -724,6 +724,10 @@ class CauseMatcher:
                 and self.check_enabled(CauseCheck.DATA_OF_NEW_TENSOR):
             self.b.emit_break(self.rule_for_check(CauseCheck.DATA_OF_NEW_TENSOR), target)
             return
+        unsupported = self._unsupported_setattr_receiver(target.value)
+        if unsupported and self.check_enabled(CauseCheck.UNSUPPORTED_SETATTR):
+            self.b.emit_break(self.rule_for_check(CauseCheck.UNSUPPORTED_SETATTR), target, detail=unsupported)
+            return
         for rule in self.env.attribute_assigns.get(target.attr.value, ()):
             # the trigger names tensor attributes (`.requires_grad`): a receiver nothing else
             # is known about (`h = values[:, None]` of a forwarded kwarg, a parameter) is a tensor
@@ -742,6 +746,24 @@ class CauseMatcher:
             tensor = value is not None and self.b.scope.is_tensor(value)
             known = self.b.values.value(value) if value is not None and not tensor else None
             self._implicit_call(prop, target, cls, CallMode.INLINE, known or PASSED_UNKNOWN, tensor_value=tensor)
+
+    def _unsupported_setattr_receiver(self, receiver: cst.BaseExpression) -> str:
+        """What Dynamo cannot set an attribute on: "functools.partial" (made here, or held by a
+        global), "function" (one defined at module level); "" for anything else."""
+        if not isinstance(receiver, cst.Name):
+            return ""
+        name = receiver.value
+        made = self.b.built.get(name)
+        params = {p.name for p in getattr(self.b.function, "params", ())}
+        if made is None and name not in self.b.rebound and name not in params:
+            held = self.b.module.values.get(name) if name not in self.b.module.reassigned else None
+            made = held if isinstance(held, cst.Call) else None
+            fn = self.env.project.function(f"{self.b.module.name}.{name}")
+            if made is None and fn is not None and fn.parent_function is None and fn.class_qualname is None:
+                return "function"
+        if made is not None and self.b.resolver.qualify(made.func) == PARTIAL:
+            return "functools.partial"
+        return ""
 
     def _module_stores_it(self, cls: ClassInfo, value: cst.BaseExpression | None) -> bool:
         """nn.Module.__setattr__ keeps a module or a Parameter in its registries and never calls

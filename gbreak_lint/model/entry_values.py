@@ -237,6 +237,18 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     return _agreed_contents(variants[:MAX_VARIANTS]) or [EntryCall(key, False)]
 
 
+def first_input_plain(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint) -> bool:
+    """Does every call the program makes of the compiled object pass a first argument known
+    not to need grad (`seq(torch.randn(2, 8))`)?"""
+    module = project.modules.get(project.by_path.get(entry.path, ""))
+    if module is None or not entry.called_as:
+        return False
+    calls = _calls_named(project, knowledge, module, entry.called_as, entry.function)
+    firsts = [next((a.value for a in c.call.args if a.keyword is None and not a.star), None) for c in calls]
+    return bool(calls) and all(first is not None and _made_plain(project, knowledge, module, first, c.local_values,
+                                                                 c.caller) for first, c in zip(firsts, calls))
+
+
 def _agreed_contents(variants: list[EntryCall]) -> list[EntryCall]:
     """Contents only where every call passes the same: a later call with other data reuses the
     compiled code and takes the other side of a data-dependent branch there (its resume
@@ -320,7 +332,7 @@ def _fields(key: FrameKey) -> dict:
 def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, skip_self: bool,
                     local_values: dict | None = None, caller: FunctionInfo | None = None) -> FrameKey:
     fn = project.function(key.qualname)
-    call = _spread(call, local_values or {})
+    written, call = call, _spread(call, local_values or {})
     if fn is None or any(a.star for a in call.args):
         return key
     # a method's wrapper taking `(*args, **kwargs)`: the instance is `args[0]`
@@ -406,16 +418,18 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             continue
         returned = _project_return(project, module, made, local_values or {}, caller)
         made_in, made = (returned if returned is not None else (module, made))
-        stored = _with_items_stored(_scope_of(module, value, local_values or {}, caller), value.value, made) \
+        stored = _with_items_stored(_scope_of(module, value, local_values or {}, caller), value.value, made, written) \
             if isinstance(made, cst.Dict) and returned is None and isinstance(value, cst.Name) else made
         holding = _tensor_dict(project, knowledge, made_in, stored)
-        if holding is not None and not _shared(module, value, local_values or {}, caller, callees, items=True):
+        if holding is not None and not _shared(module, value, local_values or {}, caller, callees,
+                                               items=returned is None):
             # `step({"x": torch.randn(4)})`: `batch["x"]` is a tensor (other stores into it: not known)
             tensors.discard(name)
             arguments[name] = Const(holding)
             continue
         if (_is_tensor_expr(project, knowledge, module, value) or returned is not None
-                and _is_tensor_expr(project, knowledge, made_in, made) or name in plain_inputs) \
+                and _is_tensor_expr(project, knowledge, made_in, made)
+                or name in plain_inputs and not isinstance(made, _NON_TENSOR_DISPLAYS)) \
                 and not isinstance(held, _NON_TENSOR_DISPLAYS):
             tensors.add(name)  # (a local holding `{f, "a"}` or `{"k": v}` is no tensor)
             if isinstance(made, cst.Call) and makes_integer_tensor(made, knowledge, qualify):
@@ -546,12 +560,28 @@ def _bound_with_grad_off(project, knowledge, module, name: str, local_values: di
     """Is the last `name = ...` where the argument is bound inside `with torch.no_grad():`
     (or inference_mode)? What is computed there needs no grad."""
     scope = caller.node if caller is not None and name in local_values else module.parsed.module
-    grad_off = knowledge.grad_off_contexts | knowledge.inference_contexts
     last = False
     for withs in _assignments(scope, name, ()):
-        last = any(isinstance(item.item, cst.Call) and project.qualify(item.item.func, module, caller) in grad_off
-                   for w in withs for item in w.items)
+        last = False
+        for item in (i.item for w in withs for i in w.items):  # the innermost setting holds
+            mode = _grad_mode_set(project, knowledge, module, caller, item)
+            last = not mode if mode is not None else last
     return last
+
+
+def _grad_mode_set(project, knowledge, module, caller, item) -> bool | None:
+    """The grad mode a `with` item turns on (True) or off (False); None: it does not say."""
+    if not isinstance(item, cst.Call):
+        return None
+    qual = project.qualify(item.func, module, caller)
+    if qual in knowledge.grad_off_contexts or qual in knowledge.inference_contexts:
+        return False
+    if qual in knowledge.grad_on_contexts:
+        return True
+    if qual in knowledge.grad_mode_setters and item.args:
+        given = literal(item.args[0].value)
+        return bool(given.value) if given is not None else None
+    return None
 
 
 def _assignments(node: cst.CSTNode, name: str, withs: tuple):
@@ -583,12 +613,15 @@ def _scope_of(module, value: cst.Name, local_values: dict, caller) -> cst.CSTNod
     return caller.node if caller is not None and value.value in local_values else module.parsed.module
 
 
-def _with_items_stored(scope: cst.CSTNode, name: str, display: cst.Dict) -> cst.Dict | None:
+def _with_items_stored(scope: cst.CSTNode, name: str, display: cst.Dict, call: cst.Call) -> cst.Dict | None:
     """The dict display `name` is bound to, with the items the program stores into it by
-    constant keys (`batch["n"] = t`, `batch.update(n=t)`, `batch.update({"n": t})`) added;
-    None when it changes it another way (`pop`, `del`, a key not written down)."""
+    constant keys before `call` (`batch["n"] = t`, `batch.update(n=t)`, `batch.update({"n":
+    t})`) added; None when it changes it another way (`pop`, `del`, `|=`, a key not written
+    down)."""
     added: list[cst.DictElement] = []
-    for node in find_all(scope, (cst.AssignTarget, cst.AugAssign, cst.Call, cst.Del)):
+    for node in _before(scope, call, (cst.AssignTarget, cst.AugAssign, cst.Call, cst.Del)):
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value == name:
+            return None  # `batch |= {...}`
         if isinstance(node, (cst.AssignTarget, cst.AugAssign)) and _item_of(node.target, name):
             key = node.target.slice[0].slice.value  # type: ignore[attr-defined]
             if not isinstance(key, cst.SimpleString):
@@ -617,6 +650,21 @@ def _with_items_stored(scope: cst.CSTNode, name: str, display: cst.Dict) -> cst.
 def _key_text(element) -> str | int:
     key = getattr(element, "key", None)
     return str(key.evaluated_value) if isinstance(key, cst.SimpleString) else id(element)
+
+
+def _before(scope: cst.CSTNode, stop: cst.CSTNode, kinds: tuple) -> list:
+    """The nodes of `kinds` under `scope` that come before `stop`, in source order."""
+    found: list = []
+
+    def visit(node: cst.CSTNode) -> bool:
+        if node is stop:
+            return False
+        if isinstance(node, kinds):
+            found.append(node)
+        return all(visit(child) for child in children(node))
+
+    visit(scope)
+    return found
 
 
 _DICT_CHANGING_METHODS = frozenset({"pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})

@@ -136,9 +136,11 @@ class FrameBuilder:
         # `y.requires_grad_()` of an intermediate, until a return needs it; which tensors need grad
         params = {p.name for p in function.params} if isinstance(source, FunctionInfo) else set()
         self._global_grad: dict[str, bool] = {}
+        self._global_modules: dict[str, bool] = {}
+        self.frame_parameters = params | set(key.tensor_params)  # (names that are no globals here)
         self.grad_leaks = GradLeaks(key.grad_inputs, key.plain_inputs,
                                     lambda name: name in params or name in key.tensor_params or name in self.rebound
-                                    or self._global_needing_grad(name))
+                                    or self._global_needing_grad(name), self._global_module)
         # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
         # data-dependent branch takes
         self.contents = TensorContents(dict(key.contents), self.resolver.qualify, self.values.value)
@@ -216,16 +218,16 @@ class FrameBuilder:
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn),
                          hop_input_faults=self._hop_input_faults(fn.node.body),
-                         input_free_first_line=self._input_free_first_line(fn))
+                         first_input_line=self._first_input_line(fn))
 
-    def _input_free_first_line(self, fn: FunctionInfo) -> int:
+    def _first_input_line(self, fn: FunctionInfo) -> int:
+        """The line of the first statement reading a tensor parameter (0: none does)."""
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
-        statements = [s for s in body if not _is_docstring(s)]
-        if not statements:
-            return 0
-        params = {p.name for p in fn.params}
-        reads = any(n.value in params for n in find_all(statements[0], (cst.Name,)))
-        return 0 if reads else self.line(statements[0])
+        inputs = set(self.key.tensor_params)
+        for statement in body:
+            if any(n.value in inputs for n in find_all(statement, (cst.Name,))):
+                return self.line(statement)
+        return 0
 
     def _hop_input_faults(self, body) -> tuple[str, ...]:
         """See hop_inputs: only a higher-order op's body is asked."""
@@ -1051,14 +1053,19 @@ class FrameBuilder:
         return held.value if held is not None and isinstance(held.value, Keywords) else None
 
     def _global_needing_grad(self, name: str) -> bool:
-        """A module-level tensor that needs grad (`SCALE = nn.Parameter(...)`), or a module
-        instance (`pre = nn.Linear(8, 8)`, whose output needs grad): what the frame computes
-        from it is not plain."""
+        """A module-level tensor that needs grad (`SCALE = nn.Parameter(...)`): what the frame
+        computes from it is not plain."""
         if name not in self._global_grad:
-            self._global_grad[name] = name in self.module.values and (made_with_grad(
+            self._global_grad[name] = name in self.module.values and made_with_grad(
                 self.env.project, self.env.knowledge, self.module, cst.Name(name), {}, None)
-                or self._module_instance(self.module.values[name]))
         return self._global_grad[name]
+
+    def _global_module(self, name: str) -> bool:
+        """A module-level module instance (`pre = nn.Linear(8, 8)`): its output needs grad."""
+        if name not in self._global_modules:
+            value = self.module.values.get(name) if name not in self.frame_parameters else None
+            self._global_modules[name] = value is not None and self._module_instance(value)
+        return self._global_modules[name]
 
     def _module_instance(self, value: cst.BaseExpression) -> bool:
         if not isinstance(value, cst.Call):
@@ -2375,7 +2382,3 @@ def _rebinding_calls(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:
             found.setdefault(id(value), set()).update(n.value for t in small.targets for n in find_all(t.target, (cst.Name,)))
     return {k: frozenset(v) for k, v in found.items()}
 
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-        and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString)

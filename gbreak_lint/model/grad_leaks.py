@@ -38,7 +38,8 @@ class PendingBreak:
 
 class GradLeaks:
     def __init__(self, grad_inputs: frozenset[str] = frozenset(), plain_inputs: frozenset[str] = frozenset(),
-                 is_local: Callable[[str], bool] = lambda name: True) -> None:
+                 is_local: Callable[[str], bool] = lambda name: True,
+                 calls_module: Callable[[str], bool] = lambda name: False) -> None:
         self.pending: PendingBreak | None = None
         self.tainted: set[str] = set()  # locals holding the tensor or one computed from it
         self.containers: set[str] = set()  # local lists / dicts holding such a tensor
@@ -52,10 +53,13 @@ class GradLeaks:
         # is neither known to need grad nor known not to (a value of unknown origin) is neither.
         self.plain: set[str] = set(plain_inputs)
         self.is_local = is_local
+        self.calls_module = calls_module  # a global name holding a module instance (its output needs grad)
 
     def is_plain(self, expr: cst.BaseExpression) -> bool:
-        """Computed only from locals known not to need grad and from globals (never `self`)."""
-        return all(n in self.plain or not self.is_local(n) for n in _names(expr))
+        """Computed only from locals known not to need grad and from globals (never `self`),
+        calling no module instance held by a global (`pre(x)`, `model.emb(ids)`)."""
+        return all(n in self.plain or not self.is_local(n) for n in _names(expr)) \
+            and not any(self.calls_module(n) for n in _called_roots(expr))
 
     def needs_grad(self, expr: cst.BaseExpression) -> bool:
         """Computed from a tensor known to need grad, or from `self` (a module's parameters and
@@ -160,3 +164,22 @@ def made_with_grad(project, knowledge, module, value, local_values: dict, caller
             return not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False")
         value = func.value  # `torch.randn(3).float()`: what the chain starts from
     return False
+
+
+def _called_roots(expr: cst.BaseExpression) -> list[str]:
+    """The names calls in `expr` start from (`pre` of `pre(x)`, `model` of `model.emb(ids)`)."""
+    roots = []
+    for node in _calls(expr):
+        func = node.func
+        while isinstance(func, cst.Attribute):
+            func = func.value
+        if isinstance(func, cst.Name):
+            roots.append(func.value)
+    return roots
+
+
+def _calls(expr: cst.CSTNode) -> list[cst.Call]:
+    if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return []
+    own = [expr] if isinstance(expr, cst.Call) else []
+    return own + [c for child in children(expr) for c in _calls(child)]

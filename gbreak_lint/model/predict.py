@@ -11,7 +11,7 @@ import libcst as cst
 from ..catalog import Catalog
 from ..diagnostics import ChainLink, FileError, Span
 from ..index import internal_error
-from ..index.entries import EXPORT_HOW, ConfigSet, EntryPoint, WrappedCompile, entry_function
+from ..index.entries import EXPORT_HOW, SEQUENTIAL, ConfigSet, EntryPoint, WrappedCompile, entry_function
 from ..index.project import ProjectIndex
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
@@ -19,7 +19,8 @@ from .env import ModelEnv
 from .frame_store import FrameStore
 from .placement import PlacementIssue, placement_issues
 from .compiled_lambda import compiled_lambda
-from .entry_values import entry_variants
+from .compiled_sequential import sequential_frame
+from .entry_values import entry_variants, first_input_plain
 from .trace import FrameOutcome, SiteRecord, Tracer
 from .types import FrameKey
 
@@ -458,6 +459,9 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
     tracer = Tracer(env, nested_on)
     for entry in entries:
         try:
+            if entry.how.endswith(f"({SEQUENTIAL})"):
+                _compile_sequential(project, env, tracer, entry)
+                continue
             if entry.lambda_host is not None:
                 _compile_lambda(project, env, tracer, entry)
                 continue
@@ -478,6 +482,14 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
                 raise
             errors.append(internal_error(entry.path, f"modelling {entry.function}", err))
     return tracer
+
+
+def _compile_sequential(project: ProjectIndex, env: ModelEnv, tracer: Tracer, entry: EntryPoint) -> None:
+    info = sequential_frame(project, entry, _entry_training(project, entry),
+                            first_input_plain(project, env.knowledge, entry))
+    if info is not None:
+        env.register_synthetic(info)
+        tracer.compile_entry(info.key, entry.function, entry.fullgraph)
 
 
 def _compile_lambda(project: ProjectIndex, env: ModelEnv, tracer: Tracer, entry: EntryPoint) -> None:

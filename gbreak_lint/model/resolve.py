@@ -294,13 +294,14 @@ class CallResolver:
         return self.project.klass(classes.pop()) if len(classes) == 1 else None
 
     def sequential_elements(self, func: cst.BaseExpression) -> list[ClassInfo | None] | None:
-        """Classes of an `nn.Sequential(A(), nn.ReLU(), B())` attribute's items (None: not ours)."""
-        value, module = self._attribute_value(func)
+        """Classes of an `nn.Sequential(A(), nn.ReLU(), B())` attribute's (or name's) items (None:
+        not ours)."""
+        value, module = self.held_value(func)
         if not isinstance(value, cst.Call):
             return None
         if self.project.qualify(value.func, module) not in self.k.sequential_containers:
             return None
-        items = [i for arg in value.args for i in (_starred_items(arg.value) if arg.star == "*" else [arg.value])]
+        items = [i for arg in value.args for i in (starred_items(arg.value) if arg.star == "*" else [arg.value])]
         return [self.project.klass(self.project.qualify(item.func, module)) if isinstance(item, cst.Call) else None
                 for item in items]
 
@@ -780,7 +781,7 @@ def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo
     return False
 
 
-def _starred_items(expr: cst.BaseExpression) -> list:
+def starred_items(expr: cst.BaseExpression) -> list:
     """The items `*[A(), B()]` / `*(A() for _ in range(2))` spreads (a comprehension over
     `range(<int>)` repeats its element that many times; other iterables: once)."""
     if isinstance(expr, (cst.List, cst.Tuple)):

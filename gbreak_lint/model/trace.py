@@ -651,6 +651,8 @@ class Tracer:
             elif ev.kind == EventKind.CALL and ev.mode not in (CallMode.EAGER, CallMode.WRAPPED, CallMode.DEFERRED):
                 sub = self._inline(ev, stack + (info.key,), strict_entry, not_taken)
                 before, ops = ops, ops + sub.ops
+                if sub.breaks and _caught(sub.chain[-1][1], ((info, ev),) + sub.chain):
+                    continue  # an exception a try on the way handles: the trace goes on after the call
                 if sub.breaks:
                     return _Inlined(ops, ((info, ev),) + sub.chain, (_checkpoint_ops(ev, before, block_ops),)
                                     + tuple(before + c for c in sub.checkpoints))
@@ -776,7 +778,9 @@ class Tracer:
         if ev.context_by_hand and fate == Fate.PARTIAL:  # the partial graph cannot rebuild the object either
             self._context_not_rebuilt(info, site, chain, entry)
         seen = self.frames.get((info.qualname, outcome))
-        if seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
+        if info.torch_frame:
+            pass
+        elif seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
             self.frames[(info.qualname, outcome)] = FrameOutcome(
                 info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None)
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i + 1 if whole is not None else i
@@ -1190,9 +1194,13 @@ def _compiled_level(levels) -> int | None:
 
 
 def _breaks_before_reading_inputs(info: FrameInfo) -> bool:
-    """Does the frame break at its first statement, which reads none of its parameters
-    (`print("layer")` first)? Its first graph is then empty and guards nothing about the
-    input: another instance given an input that needs grad runs the cached code (measured
-    2.13: an A, B, A stack breaks twice in A, not three times)."""
+    """Is the frame's one break its first event, before any statement reading a tensor
+    parameter (`print("layer")` first)? Its first graph then guards nothing about the input:
+    another instance given an input that needs grad runs the cached code (measured 2.13: an
+    A, B, A stack breaks twice in A, not three times). A later break lies in a resume function
+    that does read the input, and is compiled again (not modelled apart: such a frame counts
+    as recompiled)."""
+    breaks = [e for e in info.events if e.kind is EventKind.BREAK]
     first = info.events[0] if info.events else None
-    return first is not None and first.kind is EventKind.BREAK and first.span.line == info.input_free_first_line
+    return len(breaks) == 1 and first is breaks[0] and (
+        not info.first_input_line or first.span.line < info.first_input_line)

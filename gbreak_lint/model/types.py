@@ -201,9 +201,12 @@ class FrameInfo:
     # a higher-order op's body setting an attribute of an object it did not make to a value that
     # is not a tensor: Dynamo checks when the body ends that it was put back (GB4413, at the op)
     leaves_attribute_set: bool = False
-    # the line of the function's first statement when it reads none of the parameters
-    # (`print("layer")`), else 0: a break there leaves a first graph guarding no input
-    input_free_first_line: int = 0
+    # the line of the first statement reading a tensor parameter (0: none): a break before it
+    # leaves a first graph guarding nothing about the input
+    first_input_line: int = 0
+    # torch's own code compiled directly (`torch.compile(nn.Sequential(...))`): Dynamo reports
+    # no skipped frame of it
+    torch_frame: bool = False
 
 
 @dataclass(frozen=True)

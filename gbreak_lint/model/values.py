@@ -63,6 +63,8 @@ class Seq:
     kind: str = "tuple"  # "tuple" | "list"
     # which items are tensors, when known (a callee's `*args`: what a wrapper passes on)
     tensors: tuple[bool, ...] | None = None
+    # the constants the others hold, where known (`wrapper(0, x)`: `args[0]` is 0)
+    items: tuple["Const | None", ...] | None = None
 
     def __len__(self) -> int:
         return self.length
@@ -136,7 +138,10 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
         if param.kind == "star" and None not in given:  # `deprecate("name", "1.0", msg)`: its values
             out[param.name] = Const(tuple(v.value for v in given))  # type: ignore[union-attr]
         elif param.kind == "star":
-            out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra)))
+            written = [None] * receiver_first + [value_of(a.value) for a in args if a.keyword is None]
+            items = tuple(None if tensor else item for tensor, item in zip(extra, written[len(positional):])) \
+                if not forwarded_items and len(written) - len(positional) == len(extra) else None
+            out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra), items))
         elif param.kind == "double_star":
             names = sorted(k for k in keywords if k not in named)
             held = tuple((k, constants[k]) for k in names if constants.get(k) is not None)
@@ -656,6 +661,9 @@ class ValueEvaluator:
         if base is not None and index is not None and isinstance(base.value, Keywords) \
                 and isinstance(index.value, str) and base.value.holds(index.value):
             return base.value.value_of(index.value)  # `kwargs["flag"]`: the constant the caller passed
+        if base is not None and index is not None and isinstance(base.value, Seq) and base.value.items is not None \
+                and type(index.value) is int and -base.value.length <= index.value < base.value.length:
+            return base.value.items[index.value]  # `args[0]` of a wrapper given a constant there
         if base is None or index is None or not isinstance(base.value, tuple) or type(index.value) is not int:
             return None
         try:
