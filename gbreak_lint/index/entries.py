@@ -720,16 +720,7 @@ class _EntryFinder(cst.CSTVisitor):
         """`torch.compile(lambda x: m(x))` in a function: the lambda's code is the compiled
         frame (Dynamo names it `<lambda>`), its free names those of the function around it
         (`host`, where a lambda bound to a name is written; by default where it is compiled)."""
-        host = host or self.function or module_body(self.module.parsed, self.module.name)
-        span = self.module.parsed.span(lam)
-        assigned = self.assigned.get(id(node))
-        called_as = assigned or (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once
-                                 else None)
-        self.entries.append(EntryPoint(lambda_entry_name(host.qualname, span.line, span.column), self.module.path,
-                                       self.line(node), fullgraph, f"{how}(lambda)", self.module.parsed.span(node),
-                                       assigned, called_as=called_as, lambda_host=host.qualname,
-                                       lambda_at=(span.line, span.column)))
-
+        self._expression_entry(lam, node, fullgraph, f"{how}(lambda)", lambda_entry_name, host)
 
     def _sequential_of_ours(self, value) -> cst.Call | None:
         """`nn.Sequential(Block(), Block())` (or a name bound to it) holding a project module:
@@ -741,15 +732,20 @@ class _EntryFinder(cst.CSTVisitor):
         return made if any(self.project.created_class(n, self.module, self.function) for n in items) else None
 
     def _compiled_sequential(self, made: cst.Call, node, fullgraph: bool, how: str) -> None:
-        host = self.function or module_body(self.module.parsed, self.module.name)
-        span = self.module.parsed.span(made)
+        self._expression_entry(made, node, fullgraph, f"{how}({SEQUENTIAL})", sequential_entry_name, construction=made)
+
+    def _expression_entry(self, expr: cst.CSTNode, node, fullgraph: bool, how: str, named: Callable,
+                          host: FunctionInfo | None = None, construction: cst.Call | None = None) -> None:
+        """An entry compiling an expression (a lambda, a Sequential), known by where it is."""
+        host = host or self.function or module_body(self.module.parsed, self.module.name)
+        span = self.module.parsed.span(expr)
         assigned = self.assigned.get(id(node))
         called_as = assigned or (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once
                                  else None)
-        self.entries.append(EntryPoint(sequential_entry_name(host.qualname, span.line, span.column), self.module.path,
-                                       self.line(node), fullgraph, f"{how}({SEQUENTIAL})", self.module.parsed.span(node),
-                                       assigned, called_as=called_as, construction=made, lambda_host=host.qualname,
-                                       lambda_at=(span.line, span.column)))
+        self.entries.append(EntryPoint(named(host.qualname, span.line, span.column), self.module.path,
+                                       self.line(node), fullgraph, how, self.module.parsed.span(node),
+                                       assigned, called_as=called_as, construction=construction,
+                                       lambda_host=host.qualname, lambda_at=(span.line, span.column)))
 
 
 SEQUENTIAL = "Sequential"  # an entry's `how` ends with "(Sequential)": torch.compile(nn.Sequential(...))

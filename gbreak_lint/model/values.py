@@ -141,7 +141,8 @@ def star_arguments(params, positional: list, args, is_tensor: Callable,
             written = [None] * receiver_first + [value_of(a.value) for a in args if a.keyword is None]
             items = tuple(None if tensor else item for tensor, item in zip(extra, written[len(positional):])) \
                 if not forwarded_items and len(written) - len(positional) == len(extra) else None
-            out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra), items))
+            known = items if items is not None and any(i is not None for i in items) else None  # (one spelling)
+            out[param.name] = Const(Seq(len(extra), "tuple", tuple(extra), known))
         elif param.kind == "double_star":
             names = sorted(k for k in keywords if k not in named)
             held = tuple((k, constants[k]) for k in names if constants.get(k) is not None)
