@@ -728,8 +728,10 @@ class _EntryFinder(cst.CSTVisitor):
         made = self.value_of(value.value) if isinstance(value, cst.Name) else value
         if not isinstance(made, cst.Call) or self.qualify(made.func) not in self.k.sequential_containers:
             return None
-        items = [n for a in made.args for n in find_all(a.value, (cst.Call,))]
-        return made if any(self.project.created_class(n, self.module, self.function) for n in items) else None
+        items = [n for a in made.args for n in find_all(a.value, (cst.Call, cst.Name))]
+        made_items = [self.value_of(n.value) if isinstance(n, cst.Name) else n for n in items]
+        return made if any(isinstance(n, cst.Call) and self.project.created_class(n, self.module, self.function)
+                           for n in made_items) else None
 
     def _compiled_sequential(self, made: cst.Call, node, fullgraph: bool, how: str) -> None:
         self._expression_entry(made, node, fullgraph, f"{how}({SEQUENTIAL})", sequential_entry_name, construction=made)

@@ -653,18 +653,23 @@ def _key_text(element) -> str | int:
 
 
 def _before(scope: cst.CSTNode, stop: cst.CSTNode, kinds: tuple) -> list:
-    """The nodes of `kinds` under `scope` that come before `stop`, in source order."""
+    """The nodes of `kinds` under `scope` that may run before `stop`: those before it in
+    source order, and those of a loop around it (a later pass of the loop runs them first)."""
     found: list = []
+    loops: list[cst.CSTNode] = []
 
-    def visit(node: cst.CSTNode) -> bool:
+    def visit(node: cst.CSTNode, around: tuple) -> bool:
         if node is stop:
+            loops.extend(around[-1:])
             return False
         if isinstance(node, kinds):
             found.append(node)
-        return all(visit(child) for child in children(node))
+        inner = around + (node,) if isinstance(node, (cst.For, cst.While)) else around
+        return all(visit(child, inner) for child in children(node))
 
-    visit(scope)
-    return found
+    visit(scope, ())
+    later = [n for loop in loops for n in find_all(loop, kinds) if not any(n is f for f in found)]
+    return found + later
 
 
 _DICT_CHANGING_METHODS = frozenset({"pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})

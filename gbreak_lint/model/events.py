@@ -1294,7 +1294,7 @@ class FrameBuilder:
     def stmt_Try(self, node) -> None:
         line = self.line(node)
         self.values.forget_try(node.body)  # a handler may run after any statement of the body
-        self.ctx.append(Ctx(BlockKind.TRY, line))
+        self.ctx.append(Ctx(BlockKind.TRY, line, swallows=tuple(n for h in node.handlers for n in _swallows(h))))
         raises = self._may_raise(node.body)  # (asked before the body binds its names)
         body_ends = self.block(node.body)
         self.uncertain += 1
@@ -2382,3 +2382,16 @@ def _rebinding_calls(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:
             found.setdefault(id(value), set()).update(n.value for t in small.targets for n in find_all(t.target, (cst.Name,)))
     return {k: frozenset(v) for k, v in found.items()}
 
+
+BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
+
+
+def _swallows(handler: cst.ExceptHandler) -> tuple[str, ...]:
+    """The exceptions a handler takes and lets the code after the `try` run ("*": any)."""
+    if find_all(handler.body, (cst.Raise, cst.Return), skip=NESTED_SCOPES):
+        return ()
+    kind = handler.type
+    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind] if kind is not None else []
+    if kind is None or any(isinstance(n, cst.Name) and n.value in BROAD_EXCEPTIONS for n in names):
+        return ("*",)
+    return tuple(n.value.split(".")[-1] if isinstance(n, cst.Name) else dotted(n) or "" for n in names)

@@ -167,15 +167,26 @@ def made_with_grad(project, knowledge, module, value, local_values: dict, caller
 
 
 def _called_roots(expr: cst.BaseExpression) -> list[str]:
-    """The names calls in `expr` start from (`pre` of `pre(x)`, `model` of `model.emb(ids)`)."""
+    """The names calls in `expr` start from (`pre` of `pre(x)`, `model` of `model.emb(ids)`),
+    and those a parameter is read from (`pre` of `pre.weight`)."""
     roots = []
-    for node in _calls(expr):
-        func = node.func
+    for node in _calls(expr) + _parameter_reads(expr):
+        func = node.func if isinstance(node, cst.Call) else node
         while isinstance(func, cst.Attribute):
             func = func.value
         if isinstance(func, cst.Name):
             roots.append(func.value)
     return roots
+
+
+PARAMETER_NAMES = ("weight", "bias")  # attribute names of a module's parameters (`pre.weight`, `in_proj_bias`)
+
+
+def _parameter_reads(expr: cst.CSTNode) -> list[cst.Attribute]:
+    if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return []
+    own = [expr] if isinstance(expr, cst.Attribute) and any(p in expr.attr.value for p in PARAMETER_NAMES) else []
+    return own + [a for child in children(expr) for a in _parameter_reads(child)]
 
 
 def _calls(expr: cst.CSTNode) -> list[cst.Call]:

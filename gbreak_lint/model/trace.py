@@ -651,7 +651,7 @@ class Tracer:
             elif ev.kind == EventKind.CALL and ev.mode not in (CallMode.EAGER, CallMode.WRAPPED, CallMode.DEFERRED):
                 sub = self._inline(ev, stack + (info.key,), strict_entry, not_taken)
                 before, ops = ops, ops + sub.ops
-                if sub.breaks and _caught(sub.chain[-1][1], ((info, ev),) + sub.chain):
+                if sub.breaks and _swallowed(sub.chain[-1][1], ((info, ev),) + sub.chain):
                     continue  # an exception a try on the way handles: the trace goes on after the call
                 if sub.breaks:
                     return _Inlined(ops, ((info, ev),) + sub.chain, (_checkpoint_ops(ev, before, block_ops),)
@@ -1136,6 +1136,14 @@ def _caught(site_event: Event, path) -> bool:
     catch it; Dynamo traces exception handling inside the frames it inlines)."""
     return site_event.break_kind == BreakKind.EXCEPTION and any(
         c.kind == BlockKind.TRY or c.catches for _frame, point in path for c in point.ctx)
+
+
+def _swallowed(site_event: Event, path) -> bool:
+    """An exception raised at the site meets a try whose handler takes any exception and lets
+    the code after it run (one that re-raises, returns or names a type may not)."""
+    raised = site_event.detail.rsplit(".", 1)[-1]
+    return site_event.break_kind == BreakKind.EXCEPTION and any(
+        c.kind == BlockKind.TRY and ("*" in c.swallows or raised in c.swallows) for _frame, point in path for c in point.ctx)
 
 
 def _nests(call: Event) -> bool:

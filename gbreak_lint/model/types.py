@@ -20,6 +20,9 @@ class Ctx:
     label: str = ""  # e.g. the context manager's name
     strict: bool | None = None  # for BlockKind.STRICT: error_on_graph_break(True/False)
     catches: bool = False  # a `with` whose context manager handles exceptions (a try around its yield)
+    # a `try`'s handlers that neither raise nor return (the code after the `try` runs): the
+    # exception names they take, "*" for any (bare, Exception, BaseException)
+    swallows: tuple[str, ...] = ()
     unrebuildable: bool = False  # a `with` Dynamo enters but cannot rebuild to resume (GB0092)
 
 
