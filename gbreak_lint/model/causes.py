@@ -136,6 +136,12 @@ class CauseMatcher:
             b.emit_break(rule, node, detail=qual, gb_code=self._skipped_code(rule, qual))
             self._run_by_skipped(node)
             return
+        if qual == "builtins.setattr" and len(args) == 3 and not any(a.star for a in args):
+            unsupported = self._unsupported_setattr_receiver(args[0].value)  # `setattr(p, "tag", 1)`
+            if unsupported and self.check_enabled(CauseCheck.UNSUPPORTED_SETATTR):
+                self.b.expr(args[2].value)
+                b.emit_break(self.rule_for_check(CauseCheck.UNSUPPORTED_SETATTR), node, detail=unsupported)
+                return
         if qual is None and self._skipped_method(node):
             return
         if self._disabled_instance(node):
@@ -759,7 +765,8 @@ class CauseMatcher:
             held = self.b.module.values.get(name) if name not in self.b.module.reassigned else None
             made = held if isinstance(held, cst.Call) else None
             fn = self.env.project.function(f"{self.b.module.name}.{name}")
-            if made is None and fn is not None and fn.parent_function is None and fn.class_qualname is None:
+            if made is None and (isinstance(held, cst.Lambda) or fn is not None and fn.parent_function is None
+                                 and fn.class_qualname is None):
                 return "function"
         if made is not None and self.b.resolver.qualify(made.func) == PARTIAL:
             return "functools.partial"

@@ -536,6 +536,8 @@ def _made_plain(project, knowledge, module, value, local_values: dict, caller, d
                    for side in (value.left, value.right) if not isinstance(side, (cst.Integer, cst.Float)))
     if not isinstance(value, cst.Call) or made_with_grad(project, knowledge, module, value, local_values, caller):
         return False
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value == "detach":
+        return True  # `pre(x).detach()`
     returned = _project_return(project, module, value, local_values, caller)
     if returned is not None and depth < 4:  # `model(make_input())`: what the function returns
         return _made_plain(project, knowledge, returned[0], returned[1], {}, None, depth + 1)

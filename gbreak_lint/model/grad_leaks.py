@@ -57,7 +57,9 @@ class GradLeaks:
 
     def is_plain(self, expr: cst.BaseExpression) -> bool:
         """Computed only from locals known not to need grad and from globals (never `self`),
-        calling no module instance held by a global (`pre(x)`, `model.emb(ids)`)."""
+        calling no module instance held by a global (`pre(x)`, `model.emb(ids)`); or detached."""
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "detach":
+            return True
         return all(n in self.plain or not self.is_local(n) for n in _names(expr)) \
             and not any(self.calls_module(n) for n in _called_roots(expr))
 
@@ -160,6 +162,8 @@ def made_with_grad(project, knowledge, module, value, local_values: dict, caller
             return True
         if not isinstance(func, cst.Attribute):
             return False
+        if func.attr.value == "detach":
+            return False  # `w.detach()`: a tensor that needs no grad
         if func.attr.value == "requires_grad_":
             return not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False")
         value = func.value  # `torch.randn(3).float()`: what the chain starts from
