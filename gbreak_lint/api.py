@@ -180,9 +180,9 @@ def _analyse(paths, config, selection, overlay, progress, jobs, program, store, 
         digests = {}
     elif digests is None or overlay:
         digests = cache.content_digests(indexed, overlay)
-    snapshot = Snapshot(digests, module_names(indexed), _installed(config), store.trees if store else None,
-                        lambda path: _text(Path(path), overlay))
-    summaries = load_summaries(store, snapshot, knowledge, lambda path: _text(Path(path), overlay))
+    texts = lambda path: _text(Path(path), overlay)  # noqa: E731
+    snapshot = Snapshot(digests, module_names(indexed), _installed(config), store.trees if store else None, texts)
+    summaries = load_summaries(store, snapshot, knowledge, texts)
     runs = RunCache(store, _run_fingerprint(config, selection) or "", snapshot, summaries)
     mode = _mode(config, program, reported, indexed)
     project_files = _project_files(snapshot)

@@ -94,7 +94,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.wrapped: list[WrappedCompile] = []
         self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
         self.called_at_once: set[int] = set()  # id(call) of calls called where they are made: `f(a)(x)`
-        # `torch.compile(fn)` of a parameter `fn`: (function, parameter, compile call, fullgraph, how)
+        # `torch.compile(fn)` of a parameter `fn` of the function around it
         self.compiled_parameters: list[CompiledParameter] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
@@ -667,12 +667,12 @@ class _EntryFinder(cst.CSTVisitor):
         if compiled.flag is None:
             return (compiled.fullgraph,), None
         arg = self._flag_argument(compiled, call)
-        if isinstance(arg, cst.Name) and arg.value not in ("True", "False") and (
-                caller is None or arg.value not in {p.name for p in caller.params}):
+        taken = {p.name for p in caller.params} if caller is not None else set()  # what it may pass on
+        if isinstance(arg, cst.Name) and arg.value not in taken:
             arg = self._constant_named(arg.value, module) or arg  # `STRICT = True` at module level
         if isinstance(arg, cst.Name) and arg.value in ("True", "False"):
             return (arg.value == "True",), None
-        if caller is None or not isinstance(arg, cst.Name) or arg.value not in {p.name for p in caller.params}:
+        if caller is None or not isinstance(arg, cst.Name) or arg.value not in taken:
             return (False,), None
         passed = self._flags_passed_to(caller, arg.value, depth + 1)
         return tuple(dict.fromkeys(passed)) if passed else (False,), arg.value

@@ -139,7 +139,7 @@ class CauseMatcher:
         if qual == "builtins.setattr" and len(args) == 3 and not any(a.star for a in args):
             unsupported = self._unsupported_setattr_receiver(args[0].value)  # `setattr(p, "tag", 1)`
             if unsupported and self.check_enabled(CauseCheck.UNSUPPORTED_SETATTR):
-                self.b.expr(args[2].value)
+                b.expr(args[2].value)
                 b.emit_break(self.rule_for_check(CauseCheck.UNSUPPORTED_SETATTR), node, detail=unsupported)
                 return
         if qual is None and self._skipped_method(node):
@@ -760,8 +760,7 @@ class CauseMatcher:
             return ""
         name = receiver.value
         made = self.b.built.get(name)
-        params = {p.name for p in getattr(self.b.function, "params", ())}
-        if made is None and name not in self.b.rebound and name not in params:
+        if made is None and name not in self.b.rebound and name not in self.b.frame_parameters:
             held = self.b.module.values.get(name) if name not in self.b.module.reassigned else None
             made = held if isinstance(held, cst.Call) else None
             fn = self.env.project.function(f"{self.b.module.name}.{name}")

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import find_all
-
 from ..index.entries import EntryPoint, entry_function
 from ..index.project import ProjectIndex
 from ..vocab import BlockKind, EventKind
-from .resolve import starred_items
+from .resolve import sequential_items
 from .types import Ctx, Event, FrameInfo, FrameKey
+from ..walk import find_all
 
 INPUT = "input"  # Sequential.forward's parameter
 
@@ -26,9 +25,9 @@ def sequential_frame(project: ProjectIndex, entry: EntryPoint, training: bool | 
     host = entry_function(project, entry)
     made = entry.construction
     module = project.modules.get(host.module) if host is not None else None
-    if module is None or made is None or entry.span is None:
+    if host is None or module is None or made is None or entry.span is None:
         return None
-    scope = host if host is not None and host.node is not module.parsed.module else None
+    scope = host if host.node is not module.parsed.module else None  # (None: the module's body)
     items = [_made(i, module, scope) for i in sequential_items(made)]
     span = entry.span
     loop = (Ctx(BlockKind.LOOP, span.line),)
@@ -45,28 +44,6 @@ def sequential_frame(project: ProjectIndex, entry: EntryPoint, training: bool | 
         events.append(Event(EventKind.CALL, span, loop, target=key))
     return FrameInfo(FrameKey(entry.function, frozenset({INPUT}), training=training), "forward", entry.function,
                      entry.path, span.line, tuple(events), torch_frame=True)
-
-
-def sequential_items(made: cst.Call) -> list[cst.BaseExpression]:
-    """The modules an `nn.Sequential(...)` call is given: its arguments (`*[...]` spread), or
-    the values of the one `OrderedDict([(name, module), ...])` (or dict display) it is given."""
-    args = [a.value for a in made.args if a.keyword is None]
-    if len(args) == 1 and not made.args[0].star:
-        pairs = _named_modules(args[0])
-        if pairs is not None:
-            return pairs
-    return [i for arg in made.args for i in (starred_items(arg.value) if arg.star == "*" else [arg.value])]
-
-
-def _named_modules(arg: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-    if isinstance(arg, cst.Dict):
-        return [el.value for el in arg.elements if isinstance(el, cst.DictElement)]
-    if isinstance(arg, cst.Call) and isinstance(arg.func, (cst.Name, cst.Attribute)) \
-            and (arg.func.value if isinstance(arg.func, cst.Name) else arg.func.attr.value) == "OrderedDict" \
-            and len(arg.args) == 1 and isinstance(arg.args[0].value, (cst.List, cst.Tuple)):
-        rows = [el.value for el in arg.args[0].value.elements]
-        return [r.elements[1].value for r in rows if isinstance(r, cst.Tuple) and len(r.elements) == 2]
-    return None
 
 
 def _made(item: cst.BaseExpression, module, scope) -> cst.BaseExpression:

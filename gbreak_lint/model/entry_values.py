@@ -24,9 +24,9 @@ from .callables import Callables
 from .dict_locals import display_keywords
 from .empty_modules import empty_module
 from .instances import built_at_top, is_optimizer_class
-from .resolve import method_wrapper
+from .resolve import decorators_wrapper, method_wrapper
 from .frame_values import assigned_names
-from .global_state import DEFAULT, State, StateReader
+from .global_state import DEFAULT, GRAD_OFF, State, StateReader
 from .grad_leaks import made_with_grad
 from .types import FnValue, FrameKey
 from .tensor_contents import TensorContents, changed_in_place
@@ -287,7 +287,7 @@ def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameK
     fn = project.function(key.qualname)
     callables = Callables(project, knowledge)
     if fn is not None and fn.class_qualname is None:
-        found = _function_wrapper(project, callables, fn)
+        found = decorators_wrapper(project, callables, fn)
     else:
         found = method_wrapper(project, callables, fn) if fn is not None else None
     if found is None and fn is not None:
@@ -298,16 +298,6 @@ def _through_decorators(project: ProjectIndex, knowledge: Knowledge, key: FrameK
     return FrameKey(**{**_fields(key), "qualname": wrapper.qualname, "tensor_params": frozenset(),
                        "bindings": tuple(sorted(wrapped.captured, key=lambda kv: kv[0])),
                        "arguments": tuple(sorted(wrapped.constants, key=lambda kv: kv[0]))})
-
-
-def _function_wrapper(project: ProjectIndex, callables: Callables,
-                      fn: FunctionInfo) -> tuple[FunctionInfo, FnValue] | None:
-    """`@checked def step(x)` compiled: Dynamo's frame is the wrapper the decorators return."""
-    if not fn.decorators:
-        return None
-    wrapped = project.derived(f"decorated:{fn.qualname}", lambda: callables.decorated(fn))
-    wrapper = project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
-    return (wrapper, wrapped) if wrapper is not None else None
 
 
 def _replaced_by_class(project: ProjectIndex, callables: Callables, key: FrameKey,
@@ -418,7 +408,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             continue
         returned = _project_return(project, module, made, local_values or {}, caller)
         made_in, made = (returned if returned is not None else (module, made))
-        stored = _with_items_stored(_scope_of(module, value, local_values or {}, caller), value.value, made, written) \
+        stored = _with_items_stored(_scope_of(module, value.value, local_values or {}, caller), value.value, made,
+                                    written) \
             if isinstance(made, cst.Dict) and returned is None and isinstance(value, cst.Name) else made
         holding = _tensor_dict(project, knowledge, made_in, stored)
         if holding is not None and not _shared(module, value, local_values or {}, caller, callees,
@@ -560,30 +551,14 @@ def _dicts_of_tensors(arguments: dict) -> set[str]:
 
 def _bound_with_grad_off(project, knowledge, module, name: str, local_values: dict, caller) -> bool:
     """Is the last `name = ...` where the argument is bound inside `with torch.no_grad():`
-    (or inference_mode)? What is computed there needs no grad."""
-    scope = caller.node if caller is not None and name in local_values else module.parsed.module
-    last = False
-    for withs in _assignments(scope, name, ()):
-        last = False
-        for item in (i.item for w in withs for i in w.items):  # the innermost setting holds
-            mode = _grad_mode_set(project, knowledge, module, caller, item)
-            last = not mode if mode is not None else last
-    return last
-
-
-def _grad_mode_set(project, knowledge, module, caller, item) -> bool | None:
-    """The grad mode a `with` item turns on (True) or off (False); None: it does not say."""
-    if not isinstance(item, cst.Call):
-        return None
-    qual = project.qualify(item.func, module, caller)
-    if qual in knowledge.grad_off_contexts or qual in knowledge.inference_contexts:
-        return False
-    if qual in knowledge.grad_on_contexts:
-        return True
-    if qual in knowledge.grad_mode_setters and item.args:
-        given = literal(item.args[0].value)
-        return bool(given.value) if given is not None else None
-    return None
+    (or another block turning grad off)? What is computed there needs no grad."""
+    reader = StateReader(knowledge, project, module)
+    state = DEFAULT
+    for withs in _assignments(_scope_of(module, name, local_values, caller), name, ()):
+        state = DEFAULT
+        for item in (i.item for w in withs for i in w.items):
+            state = reader.entered(state, item, caller)
+    return GRAD_OFF in state
 
 
 def _assignments(node: cst.CSTNode, name: str, withs: tuple):
@@ -607,12 +582,13 @@ def _shared(module, value, local_values: dict, caller, callees: frozenset[str], 
     if not isinstance(value, cst.Name):
         return False
     changes = ("store", "handed") if items else ("store", "handed", "item")
-    return any(kind in changes for kind in _uses(_scope_of(module, value, local_values, caller), value.value, callees))
+    return any(kind in changes for kind in _uses(_scope_of(module, value.value, local_values, caller), value.value,
+                                                 callees))
 
 
-def _scope_of(module, value: cst.Name, local_values: dict, caller) -> cst.CSTNode:
+def _scope_of(module, name: str, local_values: dict, caller) -> cst.CSTNode:
     """Where the name an argument is passed by is bound: its function, else the module."""
-    return caller.node if caller is not None and value.value in local_values else module.parsed.module
+    return caller.node if caller is not None and name in local_values else module.parsed.module
 
 
 def _with_items_stored(scope: cst.CSTNode, name: str, display: cst.Dict, call: cst.Call) -> cst.Dict | None:

@@ -139,7 +139,7 @@ class FrameBuilder:
         self._global_modules: dict[str, bool] = {}
         self.frame_parameters = params | set(key.tensor_params)  # (names that are no globals here)
         self.grad_leaks = GradLeaks(key.grad_inputs, key.plain_inputs,
-                                    lambda name: name in params or name in key.tensor_params or name in self.rebound
+                                    lambda name: name in self.frame_parameters or name in self.rebound
                                     or self._global_needing_grad(name), self._global_module)
         # the elements of tensors made from constants (`opt(torch.ones(3))`): which side a
         # data-dependent branch takes

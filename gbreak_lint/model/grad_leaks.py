@@ -15,7 +15,7 @@ from typing import Callable
 
 import libcst as cst
 
-from ..walk import children
+from ..walk import NESTED_SCOPES, children, find_all
 
 # reading these off a tensor gives a value that does not require grad
 NO_GRAD_ATTRIBUTES = frozenset({"grad", "data", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
@@ -174,7 +174,10 @@ def _called_roots(expr: cst.BaseExpression) -> list[str]:
     """The names calls in `expr` start from (`pre` of `pre(x)`, `model` of `model.emb(ids)`),
     and those a parameter is read from (`pre` of `pre.weight`)."""
     roots = []
-    for node in _calls(expr) + _parameter_reads(expr):
+    found = find_all(expr, (cst.Call, cst.Attribute), skip=NESTED_SCOPES)
+    calls = [n for n in found if isinstance(n, cst.Call)]
+    reads = [n for n in found if isinstance(n, cst.Attribute) and any(p in n.attr.value for p in PARAMETER_NAMES)]
+    for node in calls + reads:
         func = node.func if isinstance(node, cst.Call) else node
         while isinstance(func, cst.Attribute):
             func = func.value
@@ -185,16 +188,3 @@ def _called_roots(expr: cst.BaseExpression) -> list[str]:
 
 PARAMETER_NAMES = ("weight", "bias")  # attribute names of a module's parameters (`pre.weight`, `in_proj_bias`)
 
-
-def _parameter_reads(expr: cst.CSTNode) -> list[cst.Attribute]:
-    if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return []
-    own = [expr] if isinstance(expr, cst.Attribute) and any(p in expr.attr.value for p in PARAMETER_NAMES) else []
-    return own + [a for child in children(expr) for a in _parameter_reads(child)]
-
-
-def _calls(expr: cst.CSTNode) -> list[cst.Call]:
-    if isinstance(expr, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return []
-    own = [expr] if isinstance(expr, cst.Call) else []
-    return own + [c for child in children(expr) for c in _calls(child)]

@@ -301,7 +301,7 @@ class CallResolver:
             return None
         if self.project.qualify(value.func, module) not in self.k.sequential_containers:
             return None
-        items = [i for arg in value.args for i in (starred_items(arg.value) if arg.star == "*" else [arg.value])]
+        items = sequential_items(value)
         return [self.project.klass(self.project.qualify(item.func, module)) if isinstance(item, cst.Call) else None
                 for item in items]
 
@@ -756,13 +756,21 @@ def method_wrapper(project: ProjectIndex, callables: Callables,
     takes `self` first (`@capture_outputs def forward(self, ...)` -> `wrapper(self, *args,
     **kwargs)`, or `wrapper(*args, **kwargs)`), with the closure the decorators built; None
     for an undecorated method."""
+    found = decorators_wrapper(project, callables, fn)
+    if found is None or not found[0].params or found[0].params[0].kind not in ("positional", "star"):
+        return None  # (`wrapper(*args, **kwargs)`: the instance is its `args[0]`)
+    return found
+
+
+def decorators_wrapper(project: ProjectIndex, callables: Callables,
+                       fn: FunctionInfo) -> tuple[FunctionInfo, FnValue] | None:
+    """The project function a function's decorators put in its place (`@checked def step(x)`
+    -> `checked.wrapper`), with the closure they built; None when they put none there."""
     if not fn.decorators:
         return None
     wrapped = project.derived(f"decorated:{fn.qualname}", lambda: callables.decorated(fn))
     wrapper = project.function(wrapped.qualname) if wrapped.qualname != fn.qualname else None
-    if wrapper is None or not wrapper.params or wrapper.params[0].kind not in ("positional", "star"):
-        return None  # (`wrapper(*args, **kwargs)`: the instance is its `args[0]`)
-    return wrapper, wrapped
+    return (wrapper, wrapped) if wrapper is not None else None
 
 
 def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo) -> bool:
@@ -779,6 +787,29 @@ def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo
             if sub is not None and sub is not cls and is_nn_module(project, knowledge, sub):
                 return True
     return False
+
+
+def sequential_items(made: cst.Call) -> list[cst.BaseExpression]:
+    """The modules an `nn.Sequential(...)` call is given: its arguments (`*[...]` spread), or
+    the values of the one `OrderedDict([(name, module), ...])` (or dict display) it is given."""
+    args = [a.value for a in made.args if a.keyword is None]
+    if len(args) == 1 and not made.args[0].star:
+        pairs = _named_modules(args[0])
+        if pairs is not None:
+            return pairs
+    return [i for arg in made.args for i in (starred_items(arg.value) if arg.star == "*" else [arg.value])]
+
+
+def _named_modules(arg: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    if isinstance(arg, cst.Dict):
+        return [el.value for el in arg.elements if isinstance(el, cst.DictElement)]
+    if isinstance(arg, cst.Call) and isinstance(arg.func, (cst.Name, cst.Attribute)) \
+            and (arg.func.value if isinstance(arg.func, cst.Name) else arg.func.attr.value) == "OrderedDict" \
+            and len(arg.args) == 1 and isinstance(arg.args[0].value, (cst.List, cst.Tuple)):
+        rows = [el.value for el in arg.args[0].value.elements]
+        return [r.elements[1].value for r in rows if isinstance(r, cst.Tuple) and len(r.elements) == 2]
+    return None
+
 
 
 def starred_items(expr: cst.BaseExpression) -> list:

@@ -778,9 +778,8 @@ class Tracer:
         if ev.context_by_hand and fate == Fate.PARTIAL:  # the partial graph cannot rebuild the object either
             self._context_not_rebuilt(info, site, chain, entry)
         seen = self.frames.get((info.qualname, outcome))
-        if info.torch_frame:
-            pass
-        elif seen is None or (seen.site.condition and not site.condition):  # unconditional outcomes win
+        # (Dynamo reports no frame of torch's own code; unconditional outcomes win)
+        if not info.torch_frame and (seen is None or (seen.site.condition and not site.condition)):
             self.frames[(info.qualname, outcome)] = FrameOutcome(
                 info, outcome, blame.kind, blame.label, ev, site, before, block_line[1] if block_line else None)
         first_eager = 0 if fate == Fate.SKIPPED and not is_resume else i + 1 if whole is not None else i
@@ -1139,8 +1138,8 @@ def _caught(site_event: Event, path) -> bool:
 
 
 def _swallowed(site_event: Event, path) -> bool:
-    """An exception raised at the site meets a try whose handler takes any exception and lets
-    the code after it run (one that re-raises, returns or names a type may not)."""
+    """An exception raised at the site meets a try whose handler takes it (any exception, or
+    its class by name) and lets the code after it run (neither re-raising nor returning)."""
     raised = site_event.detail.rsplit(".", 1)[-1]
     return site_event.break_kind == BreakKind.EXCEPTION and any(
         c.kind == BlockKind.TRY and ("*" in c.swallows or raised in c.swallows) for _frame, point in path for c in point.ctx)
