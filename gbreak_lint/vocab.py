@@ -199,6 +199,8 @@ class CauseCheck(Vocab):
     DATA_POINTER_ARITHMETIC = "data_pointer_arithmetic"  # `a.data_ptr() + n`: Dynamo raises (GB0088)
     CONTEXT_BY_HAND = "context_by_hand"  # a break in a @contextmanager object entered or left by hand (GB0092)
     SEND_INTO_YIELD_FROM = "send_into_yield_from"  # `gen.send(v)`, v not None, while gen is in `yield from` (GB0120)
+    # an existing mapping proxy read after the compiled code changed a dict it did not make (GB0198)
+    MAPPING_PROXY_AFTER_DICT_CHANGE = "mapping_proxy_after_dict_change"
 
 
 class Fate(Vocab):

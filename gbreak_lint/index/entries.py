@@ -419,6 +419,8 @@ class _EntryFinder(cst.CSTVisitor):
         self._reorderable(node)
         self._config_patch(node)
         qual = self.qualify(func)
+        # `ctx = torch._dynamo.optimize("eager"); opt = ctx(f)`: the compiler a name holds
+        func = self._named_compiler(func) if isinstance(func, cst.Name) and qual is None else func
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
             self._compiled_with_settings(node.args[0].value, node, node)
@@ -581,10 +583,12 @@ class _EntryFinder(cst.CSTVisitor):
         for compiled in self.compiled_parameters:
             fn, param = compiled.function, compiled.param
             names = [p.name for p in fn.params if p.kind == "positional"]
+            passed = False
             for call, caller in self.named_calls:
                 if self.project.qualify(call.func, self.module, caller) != fn.qualname:
                     continue
                 arg = call_argument(call, param, names.index(param) if param in names else None)
+                passed = passed or arg is not None
                 settings, forwarded = self._settings_at(compiled, call, caller, 0, self.module)
                 if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
                         and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
@@ -593,7 +597,22 @@ class _EntryFinder(cst.CSTVisitor):
                 for value, row_settings in self._rows_with_settings(compiled, call, arg, settings):
                     for fullgraph in row_settings:
                         self._passed_value(value, call, caller, compiled.node, fullgraph, compiled.how)
+            if not passed:
+                self._default_compiled(compiled)
             self._passed_from_importers(compiled)
+
+    def _default_compiled(self, compiled: CompiledParameter) -> None:
+        """`def test_x(self, fn=f_info): torch.compile(fn)` with no call of its own passing `fn`
+        (a test method run by unittest): the default is what is compiled."""
+        fn = compiled.function
+        param = next((p for p in fn.params if p.name == compiled.param), None)
+        flag = next((p for p in fn.params if p.name == compiled.flag), None)
+        if param is None or param.default is None:
+            return
+        fullgraph = compiled.fullgraph if flag is None else \
+            isinstance(flag.default, cst.Name) and flag.default.value == "True"
+        scope = self.project.function(fn.parent_function) if fn.parent_function else None
+        self._passed_value(param.default, compiled.node, scope, compiled.node, fullgraph, compiled.how)
 
     def _rows_with_settings(self, compiled: CompiledParameter, call: cst.Call, arg,
                             settings: tuple[bool, ...]) -> list[tuple[cst.BaseExpression, tuple[bool, ...]]]:
@@ -604,7 +623,13 @@ class _EntryFinder(cst.CSTVisitor):
         rows = self.call_loop_items.get(id(call), {}).get(flag.value) if isinstance(flag, cst.Name) else None
         if rows is None or len(rows) != len(values):
             return [(value, settings) for value in values]
-        return [(value, (isinstance(row, cst.Name) and row.value == "True",)) for value, row in zip(values, rows)]
+        return [(value, (self._true_flag(row),)) for value, row in zip(values, rows)]
+
+    def _true_flag(self, row: cst.BaseExpression) -> bool:
+        """`True`, or a module constant bound to it once (`STRICT = True`)."""
+        if isinstance(row, cst.Name) and row.value not in ("True", "False"):
+            row = self._constant_named(row.value, self.module) or row
+        return isinstance(row, cst.Name) and row.value == "True"
 
     def _flag_argument(self, compiled: CompiledParameter, call: cst.Call) -> cst.BaseExpression | None:
         """What a call of the helper passes for its fullgraph parameter (else the default)."""
@@ -852,20 +877,39 @@ def loop_items(node: cst.For, value_of=None) -> dict[str, tuple[cst.BaseExpressi
     loop runs over such a display, written there or bound to the name it iterates
     (`value_of(name)`: the display a plain name was bound to, if known)."""
     rows = _display_rows(node.iter, value_of or (lambda name: None))
-    if rows is None:
+    if not rows:
         return {}
-    if isinstance(node.target, cst.Name):
-        return {node.target.value: tuple(rows)}
-    names = _loop_names(node.target)
-    table = [row for row in rows if isinstance(row, (cst.Tuple, cst.List)) and len(row.elements) == len(names)
-             and not any(isinstance(el, cst.StarredElement) for el in row.elements)]
-    if not names or len(table) != len(rows):
+    bound = [b for b in (_row_bindings(node.target, row) for row in rows) if b is not None]
+    if len(bound) != len(rows):
         return {}
-    return {name: tuple(row.elements[i].value for row in table) for i, name in enumerate(names) if name is not None}
+    return {name: tuple(b[name] for b in bound) for name in bound[0]}
+
+
+def _row_bindings(target: cst.BaseExpression, row: cst.BaseExpression) -> dict | None:
+    """What each name of a loop target takes from one row (`for name, (fn, strict) in ...`
+    unpacks nested tuples); None when the row's shape does not fit the target."""
+    if isinstance(target, cst.Name):
+        return {target.value: row}
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return {}  # `for self.x in ...`: binds no name
+    if not isinstance(row, (cst.Tuple, cst.List)) or len(row.elements) != len(target.elements) \
+            or any(isinstance(el, cst.StarredElement) for el in (*row.elements, *target.elements)):
+        return None
+    found: dict = {}
+    for part, item in zip(target.elements, row.elements):
+        inner = _row_bindings(part.value, item.value)
+        if inner is None:
+            return None
+        found.update(inner)
+    return found
 
 
 def _display_rows(iterated: cst.BaseExpression, value_of) -> list | None:
-    """The rows a `for` over a display meets (a dict's items as (key, value) tuples)."""
+    """The rows a `for` over a display meets (a dict's items as (key, value) tuples; `zip`
+    of displays as tuples of their items, `enumerate` as (index, item))."""
+    paired = _paired_rows(iterated, value_of)
+    if paired is not None:
+        return paired
     method = None
     if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) and not iterated.args:
         method, iterated = iterated.func.attr.value, iterated.func.value
@@ -885,6 +929,22 @@ def _display_rows(iterated: cst.BaseExpression, value_of) -> list | None:
             or any(isinstance(el, cst.StarredElement) for el in iterated.elements):
         return None
     return [el.value for el in iterated.elements]
+
+
+def _paired_rows(iterated: cst.BaseExpression, value_of) -> list | None:
+    """`zip(fns, flags)` / `enumerate(fns)` over displays (each row a tuple display)."""
+    if not isinstance(iterated, cst.Call) or not isinstance(iterated.func, cst.Name) \
+            or iterated.func.value not in ("zip", "enumerate") or not iterated.args \
+            or any(a.star or a.keyword is not None or isinstance(a.value, cst.ListComp) for a in iterated.args):
+        return None
+    columns = [_display_rows(a.value, value_of) for a in iterated.args]
+    if any(c is None for c in columns):
+        return None
+    if iterated.func.value == "enumerate":
+        if len(columns) != 1:
+            return None
+        columns = [[cst.Integer(str(i)) for i in range(len(columns[0]))], columns[0]]  # type: ignore[arg-type]
+    return [cst.Tuple([cst.Element(item) for item in row]) for row in zip(*columns)]
 
 
 def _loop_names(target) -> list[str | None]:

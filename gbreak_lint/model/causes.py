@@ -1187,6 +1187,8 @@ class CauseMatcher:
         info = self.env.frame(key)  # build the callee first so its return type is known
         if info is not None and info.leaves_attribute_set:
             self.b.leaves_attribute_set = True
+        if info is not None:
+            self.b.proxies.callee(info.changes_outer_dict)
         if _on_self(node):  # `self.set_attention_type("original_full")` sets `self.attention_type`
             for name in self.env.node_memo("self_writes", fn.node, lambda: _self_writes(fn.node)):
                 self.b.values.write_self(name, None)

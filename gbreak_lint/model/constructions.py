@@ -92,8 +92,11 @@ def calls_by_name(project: ProjectIndex, module: ModuleIndex) -> dict[str, list]
     def compute() -> dict[str, list]:
         out: dict[str, list] = {}
         scopes: list[FunctionInfo | None] = [None, *module.functions.values()]
-        for scope in scopes:
-            root = scope.node.body if scope is not None else module.parsed.module
+        roots = [(scope.node.body if scope is not None else module.parsed.module, scope) for scope in scopes]
+        # a class body's calls run where the class is defined (`test_x = make_test(SGD)`)
+        roots += [(cls.node.body, module.functions.get(cls.qualname.rsplit(".", 1)[0]))
+                  for cls in module.classes.values()]
+        for root, scope in roots:
             for call in find_all(root, (cst.Call,), skip=NESTED_SCOPES):
                 func = call.func
                 name = func.value if isinstance(func, cst.Name) else \

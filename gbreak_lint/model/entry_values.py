@@ -378,6 +378,9 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             tensors.add(name)
             arguments[name] = PASSED_TENSOR_SUBCLASS + subclass
             continue
+        if isinstance(made, cst.Call) and qualify(made.func) in knowledge.numpy_scalar_types:
+            tensors.add(name)  # `opt(np.int64(12), t)`: a value Dynamo reads as a 0-d tensor
+            continue
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's
             tensors.discard(name)
@@ -868,6 +871,8 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
         return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
     if isinstance(value, cst.Call):
         qual = project.qualify(value.func, module) or ""
+        if qual in knowledge.value_copying_functions and value.args and depth < 4:  # `copy.deepcopy(x_ref)`
+            return _is_tensor_expr(project, knowledge, module, value.args[0].value, depth + 1)
         return qual.startswith("torch.") and not any(
             qual.rsplit(".", 1)[-1].startswith(p) for p in knowledge.non_tensor_prefixes)
     return isinstance(value, cst.Name) and literal(value) is None and value.value not in module.values

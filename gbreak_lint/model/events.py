@@ -18,6 +18,7 @@ from .callables import nonrecursive
 from .causes import CauseMatcher
 from .hop_inputs import HopInputs
 from .indexing import IndexReads, slice_bounds
+from .mapping_proxies import MappingProxies
 from .outputs import FrameOutputs
 from .check_messages import message_argument, unconvertible_message
 from .resolve import CallResolver
@@ -163,6 +164,7 @@ class FrameBuilder:
         self.unrebuildable_held: dict[int, dict[str, CauseCheck]] = {}
         self.outputs = FrameOutputs(self)  # what it cannot hand back when compiled alone
         self.index_reads = IndexReads(self)  # indexes and slice bounds whose value Dynamo reads
+        self.proxies = MappingProxies(self)  # existing mapping proxies and the dicts the frame changes
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
@@ -218,7 +220,8 @@ class FrameBuilder:
                          leaves_attribute_set=self.leaves_attribute_set or bool(self.attributes_set),
                          closure_tensors=not self.key.tensor_params and not uses_torch and self._closure_tensors(fn),
                          hop_input_faults=self._hop_input_faults(fn.node.body),
-                         first_input_line=self._first_input_line(fn))
+                         first_input_line=self._first_input_line(fn),
+                         changes_outer_dict=self.proxies.outer_dict_changed)
 
     def _first_input_line(self, fn: FunctionInfo) -> int:
         """The line of the first statement reading a tensor parameter (0: none does)."""
@@ -625,6 +628,7 @@ class FrameBuilder:
         fields.setdefault("break_kind", rule.break_kind)
         fields.setdefault("gb_code", rule.gb_code)
         self.emit(EventKind.BREAK, node, rule=rule.code, **fields)
+        self.proxies.broke()
         if fields["break_kind"] == BreakKind.RESUMABLE:
             self.unwrappable.update(dict.fromkeys(self.tensor_sets, CauseCheck.PASSED_TENSOR_SET))
 
@@ -802,6 +806,7 @@ class FrameBuilder:
             self.expr(target.value)
             self._index_parts(target)
             self.values.store_item(target, value)
+            self.proxies.store(target)
             if self.index_reads.store(target):
                 return
             self._item_dunder(target, "__setitem__", BreakKind.RESUMABLE)
@@ -883,6 +888,7 @@ class FrameBuilder:
         """`del name` of a global or a cell is DELETE_GLOBAL / DELETE_DEREF, which Dynamo has no
         handler for (measured 2.13: GB0082, the frame is skipped)."""
         for item in find_all(node.target, (cst.Subscript,)):
+            self.proxies.store(item)
             self._item_dunder(item, "__delitem__", BreakKind.INSTRUCTION)
             self.causes.item_store_dunder(item, None)
         for target, base, key, exception in deleted_members(node):
@@ -1564,7 +1570,7 @@ class FrameBuilder:
         return left is not None and left == isinstance(node.operator, cst.Or)
 
     def subscript(self, node: cst.Subscript) -> None:
-        if self.index_reads.subscript(node):
+        if self.index_reads.subscript(node) or self.proxies.subscript(node):
             return
         if not self.scope.is_tensor(node.value) or self.star_tuple(node.value):
             return
@@ -1632,7 +1638,8 @@ class FrameBuilder:
         if keys is not None and self.causes.check_enabled(CauseCheck.SORT_NON_CONSTANT_KEYS):
             self.emit_break(self.causes.rule_for_check(CauseCheck.SORT_NON_CONSTANT_KEYS), node, detail=keys)
             return
-        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self.index_reads.slice_call(node):
+        if self._bad_check_message(node) or self._nonstrict_trace_in_region(node) or self.index_reads.slice_call(node) \
+                or self.proxies.call(node):
             return
         self._marks_intermediate(node)
         self._stored_outside(node)

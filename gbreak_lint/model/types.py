@@ -210,6 +210,7 @@ class FrameInfo:
     # torch's own code compiled directly (`torch.compile(nn.Sequential(...))`): Dynamo reports
     # no skipped frame of it
     torch_frame: bool = False
+    changes_outer_dict: bool = False  # changes a dict a global or a closure cell holds (model.mapping_proxies)
 
 
 @dataclass(frozen=True)
