@@ -9,6 +9,7 @@ call site (a named entry, a library) the parameters keep their defaults.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import replace
 from typing import NamedTuple, cast
 
@@ -211,7 +212,7 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     called = _through_decorators(project, knowledge, key)
     resets, eager_calls, observed = 0, 0, False
     resets_itself = _resets_caches(project, knowledge, module, entry)
-    calls = _calls_named(project, knowledge, module, entry.called_as, entry.function)
+    calls = _calls_of_binding(module, entry, _calls_named(project, knowledge, module, entry.called_as, entry.function))
     program_calls = [c for c in calls if not _in_compiled_function(project, knowledge, c.caller)]
     if calls and not program_calls:
         return []  # called from compiled code only: reached there (through torch.compile's wrapper)
@@ -235,6 +236,28 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     if not variants and eager_calls:
         return []  # every call runs under a stance that compiles nothing
     return _agreed_contents(variants[:MAX_VARIANTS]) or [EntryCall(key, False)]
+
+
+def _calls_of_binding(module, entry: EntryPoint, calls: list[_Call]) -> list[_Call]:
+    """`opt = torch.compile(f)` bound again later in the same scope (`opt = torch.compile(f)`
+    after a `torch._dynamo.reset()`): each call belongs to the binding last run before it."""
+    name = entry.called_as or ""
+    if not name.isidentifier() or len(re.findall(rf"^\s*{re.escape(name)}\s*=[^=]", module.parsed.text, re.M)) < 2:
+        return calls
+    return [c for c in calls if _bound_by_entry(module, entry, name, c)]
+
+
+def _bound_by_entry(module, entry: EntryPoint, name: str, found: _Call) -> bool:
+    scope = found.caller.node.body if found.caller is not None else module.parsed.module
+    anchor = (found.caller.node, found.caller.def_line) if found.caller is not None else None
+    spans = [module.parsed.span(a, anchor) for a in find_all(scope, (cst.Assign,), skip=NESTED_SCOPES)
+             if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)]
+    line = module.parsed.span(found.call, anchor).line
+    before = [s for s in spans if s.end_line < line]
+    if len(spans) < 2 or not before:
+        return True  # bound once here, or elsewhere (a global called in a function)
+    last = max(before, key=lambda s: s.line)
+    return last.line <= entry.line <= last.end_line
 
 
 def first_input_plain(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoint) -> bool:
@@ -554,27 +577,33 @@ def _dicts_of_tensors(arguments: dict) -> set[str]:
 
 def _bound_with_grad_off(project, knowledge, module, name: str, local_values: dict, caller) -> bool:
     """Is the last `name = ...` where the argument is bound inside `with torch.no_grad():`
-    (or another block turning grad off)? What is computed there needs no grad."""
-    reader = StateReader(knowledge, project, module)
-    state = DEFAULT
-    for withs in _assignments(_scope_of(module, name, local_values, caller), name, ()):
-        state = DEFAULT
-        for item in (i.item for w in withs for i in w.items):
-            state = reader.entered(state, item, caller)
-    return GRAD_OFF in state
+    (or another block turning grad off), or after `torch.set_grad_enabled(False)` run as a
+    statement before it? What is computed there needs no grad."""
+    states: list[State] = []
+    _assignment_states(_scope_of(module, name, local_values, caller), name, DEFAULT,
+                       StateReader(knowledge, project, module), caller, states)
+    return bool(states) and GRAD_OFF in states[-1]
 
 
-def _assignments(node: cst.CSTNode, name: str, withs: tuple):
-    """For each `name = ...` under `node` in order (not in nested scopes), the `with`
-    statements around it."""
+def _assignment_states(node: cst.CSTNode, name: str, state: State, reader: StateReader, caller,
+                       found: list[State]) -> State:
+    """Appends, for each `name = ...` under `node` in order (not in nested scopes), the grad
+    state there: the `with` blocks around it and the setter statements run before it (a setter
+    inside a `with` block is not followed out of it). Returns the state after `node`."""
     for child in children(node):
         if isinstance(child, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
                                                  for t in child.targets):
-            yield withs
+            found.append(state)
+        elif isinstance(child, cst.Expr):
+            state = reader.set(state, child.value, caller)  # `torch.set_grad_enabled(False)`
         elif isinstance(child, cst.With):
-            yield from _assignments(child.body, name, withs + (child,))
+            inner = state
+            for item in child.items:
+                inner = reader.entered(inner, item.item, caller)
+            _assignment_states(child.body, name, inner, reader, caller, found)
         elif not isinstance(child, NESTED_SCOPES):
-            yield from _assignments(child, name, withs)
+            state = _assignment_states(child, name, state, reader, caller, found)
+    return state
 
 
 def _shared(module, value, local_values: dict, caller, callees: frozenset[str], items: bool = False) -> bool:
