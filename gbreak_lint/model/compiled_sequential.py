@@ -11,7 +11,7 @@ import libcst as cst
 from ..index.entries import EntryPoint, entry_function
 from ..index.project import ProjectIndex
 from ..vocab import BlockKind, EventKind
-from .resolve import sequential_items
+from .sequentials import sequential_items
 from .types import Ctx, Event, FrameInfo, FrameKey
 from ..walk import find_all
 

@@ -17,6 +17,7 @@ from .callables import PARTIAL, Callables
 from .constructions import constructed_argument, constructions_of
 from .class_body import class_body_values
 from .instances import generated_init
+from .sequentials import sequential_items, subclass_items
 from .types import FnValue
 from .values import Const, Obj, literal
 
@@ -297,11 +298,15 @@ class CallResolver:
         """Classes of an `nn.Sequential(A(), nn.ReLU(), B())` attribute's (or name's) items (None:
         not ours)."""
         value, module = self.held_value(func)
-        if not isinstance(value, cst.Call):
+        if not isinstance(value, cst.Call) or module is None:
             return None
-        if self.project.qualify(value.func, module) not in self.k.sequential_containers:
-            return None
-        items = sequential_items(value)
+        if self.project.qualify(value.func, module) in self.k.sequential_containers:
+            items = sequential_items(value)
+        else:
+            held = subclass_items(self.project, self.k.sequential_containers, value, module)
+            if held is None:
+                return None
+            items, module = held
         return [self.project.klass(self.project.qualify(item.func, module)) if isinstance(item, cst.Call) else None
                 for item in items]
 
@@ -787,44 +792,6 @@ def holds_parameters(project: ProjectIndex, knowledge: Knowledge, cls: ClassInfo
             if sub is not None and sub is not cls and is_nn_module(project, knowledge, sub):
                 return True
     return False
-
-
-def sequential_items(made: cst.Call) -> list[cst.BaseExpression]:
-    """The modules an `nn.Sequential(...)` call is given: its arguments (`*[...]` spread), or
-    the values of the one `OrderedDict([(name, module), ...])` (or dict display) it is given."""
-    args = [a.value for a in made.args if a.keyword is None]
-    if len(args) == 1 and not made.args[0].star:
-        pairs = _named_modules(args[0])
-        if pairs is not None:
-            return pairs
-    return [i for arg in made.args for i in (starred_items(arg.value) if arg.star == "*" else [arg.value])]
-
-
-def _named_modules(arg: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-    if isinstance(arg, cst.Dict):
-        return [el.value for el in arg.elements if isinstance(el, cst.DictElement)]
-    if isinstance(arg, cst.Call) and isinstance(arg.func, (cst.Name, cst.Attribute)) \
-            and (arg.func.value if isinstance(arg.func, cst.Name) else arg.func.attr.value) == "OrderedDict" \
-            and len(arg.args) == 1 and isinstance(arg.args[0].value, (cst.List, cst.Tuple)):
-        rows = [el.value for el in arg.args[0].value.elements]
-        return [r.elements[1].value for r in rows if isinstance(r, cst.Tuple) and len(r.elements) == 2]
-    return None
-
-
-
-def starred_items(expr: cst.BaseExpression) -> list:
-    """The items `*[A(), B()]` / `*(A() for _ in range(2))` spreads (a comprehension over
-    `range(<int>)` repeats its element that many times; other iterables: once)."""
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return [el.value for el in expr.elements]
-    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
-        it = expr.for_in.iter
-        count = 1
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
-                and len(it.args) == 1 and (n := literal(it.args[0].value)) is not None:
-            count = max(0, min(int(n.value), 64))  # type: ignore[call-overload]  # a literal count
-        return [expr.elt] * count
-    return [expr]
 
 
 def _call_nodes(expr: cst.CSTNode) -> list:
