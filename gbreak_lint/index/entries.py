@@ -12,7 +12,7 @@ from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
-from .names import FULLGRAPH_KEYWORDS, dotted, keyword_true, unpacked
+from .names import FULLGRAPH_KEYWORDS, binding_counts, dotted, keyword_true, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module, is_property
 from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_body
 from ..walk import NESTED_SCOPES, find_all, walk
@@ -97,6 +97,10 @@ class _EntryFinder(cst.CSTVisitor):
         # `torch.compile(fn)` of a parameter `fn` of the function around it
         self.compiled_parameters: list[CompiledParameter] = []
         self.named_calls: list[tuple[cst.Call, FunctionInfo | None]] = []  # `name(...)` and where
+        # `self.check(f, x)` in a method, written as `check(self, f, x)` (arguments at the
+        # positions of the method's parameters), the method's name, and where
+        self.method_calls: list[tuple[cst.Call, FunctionInfo, str]] = []
+        self.written_as: dict[int, cst.Call] = {}  # id(such a call) -> the call in the tree
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
         self.loop_nodes: dict[str, cst.For] = {}  # loop name -> its loop
         self.branching_loops: set[str] = set()  # loop names whose body has an `if`, `continue` or `break`
@@ -413,9 +417,13 @@ class _EntryFinder(cst.CSTVisitor):
             self.called_at_once.add(id(func))
         if isinstance(func, cst.Name):
             self.named_calls.append((node, self.function))
-            self._note_passed_locals(node)
-            if self.loop_items:  # `for fn in (f, g): run(fn, x)`: the values the loop passes
-                self.call_loop_items[id(node)] = dict(self.loop_items)
+            self._note_call_site(node)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in ("self", "cls") and self.function is not None:
+            as_function = node.with_changes(args=(cst.Arg(func.value), *node.args))
+            self.method_calls.append((as_function, self.function, func.attr.value))
+            self.written_as[id(as_function)] = node
+            self._note_call_site(as_function)
         self._reorderable(node)
         self._config_patch(node)
         qual = self.qualify(func)
@@ -425,8 +433,7 @@ class _EntryFinder(cst.CSTVisitor):
             self._wrapped(node.args[0].value, node)
             self._compiled_with_settings(node.args[0].value, node, node)
         elif isinstance(func, cst.Call) and self.is_optimize(self.qualify(func.func)) and node.args:
-            self._compiled_value(node.args[0].value, node, self.optimize_fullgraph(self.qualify(func.func), func),
-                                 "torch._dynamo.optimize")
+            self._optimized(node.args[0].value, func, node)
         elif qual in self.k.explain_functions and node.args and node.args[0].keyword is None:
             self._compiled_value(node.args[0].value, node, False, "torch._dynamo.explain")
         elif qual in self.k.strict_export and node.args and node.args[0].keyword is None:
@@ -438,6 +445,11 @@ class _EntryFinder(cst.CSTVisitor):
             cls = self.instance_class(func.value)
             if cls is not None:
                 self.add(self.forward_of(cls), node, self.fullgraph(node), "module.compile()", cls, func.value)
+
+    def _note_call_site(self, call: cst.Call) -> None:
+        self._note_passed_locals(call)
+        if self.loop_items:  # `for fn in (f, g): run(fn, x)`: the values the loop passes
+            self.call_loop_items[id(call)] = dict(self.loop_items)
 
     def _wrapped(self, value, node: cst.Call) -> None:
         if isinstance(value, cst.Name):
@@ -512,6 +524,17 @@ class _EntryFinder(cst.CSTVisitor):
         for fullgraph in self.fullgraph_settings(call, node):
             self._compiled_value(value, node, fullgraph, "torch.compile")
 
+    def _optimized(self, value, optimize: cst.Call, node: cst.Call) -> None:
+        """`torch._dynamo.optimize(...)(value)`, its `nopython=` possibly a parameter of the
+        helper, as a torch.compile's `fullgraph=`."""
+        flag = self._flag_parameter(optimize)
+        if flag is not None and self._parameter(value) and self.function is not None:
+            self.compiled_parameters.append(CompiledParameter(self.function, value.value, node, False,
+                                                              "torch._dynamo.optimize", flag))
+            return
+        self._compiled_value(value, node, self.optimize_fullgraph(self.qualify(optimize.func), optimize),
+                             "torch._dynamo.optimize")
+
     def _flag_parameter(self, call: cst.Call) -> str | None:
         held = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in FULLGRAPH_KEYWORDS),
                     None)
@@ -546,6 +569,10 @@ class _EntryFinder(cst.CSTVisitor):
         if self._parameter(value) and self.function is not None:
             self.compiled_parameters.append(CompiledParameter(self.function, value.value, node, fullgraph, how))
             return
+        outer = self._enclosing_parameter(value)
+        if outer is not None:  # `def make_test(fn): def test(self): torch.compile(fn)(x)`
+            self.compiled_parameters.append(CompiledParameter(outer, value.value, node, fullgraph, how))
+            return
         target = self.project.lookup(self.qualify(value)) or self._made_by_factory(value)
         if isinstance(target, FunctionInfo):
             self.add(self._definition_seen(target, node, self.function), node, fullgraph, f"{how}(fn)")
@@ -571,6 +598,20 @@ class _EntryFinder(cst.CSTVisitor):
             value = self.value_of(value.value)
         return self.project.created_function(value, self.module, self.function) if value is not None else None
 
+    def _enclosing_parameter(self, value) -> FunctionInfo | None:
+        """The enclosing function whose parameter a free name of this function is."""
+        fn = self.function
+        if not isinstance(value, cst.Name) or fn is None:
+            return None
+        while fn is not None:
+            if any(p.name == value.value for p in fn.params):
+                return fn if fn is not self.function and any(
+                    p.name == value.value and p.kind in ("positional", "keyword_only") for p in fn.params) else None
+            if value.value in binding_counts(fn.node.body) or value.value in fn.local_functions:
+                return None
+            fn = self.project.function(fn.parent_function) if fn.parent_function else None
+        return None
+
     def _parameter(self, value) -> TypeGuard[cst.Name]:
         fn = self.function
         return isinstance(value, cst.Name) and fn is not None and any(
@@ -583,13 +624,13 @@ class _EntryFinder(cst.CSTVisitor):
         for compiled in self.compiled_parameters:
             fn, param = compiled.function, compiled.param
             names = [p.name for p in fn.params if p.kind == "positional"]
-            passed = False
-            for call, caller in self.named_calls:
-                if self.project.qualify(call.func, self.module, caller) != fn.qualname:
-                    continue
+            calls = self._calls_in_module(fn)
+            for call, caller in calls:
                 arg = call_argument(call, param, names.index(param) if param in names else None)
-                passed = passed or arg is not None
                 settings, forwarded = self._settings_at(compiled, call, caller, 0, self.module)
+                if arg is None:  # left at its default (`run(x)` of `def run(x, fn=chatty)`)
+                    self._default_compiled(compiled, settings)
+                    continue
                 if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
                         and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
                     self._passed_on(compiled, caller, arg.value, settings, forwarded, depth=1)
@@ -597,22 +638,39 @@ class _EntryFinder(cst.CSTVisitor):
                 for value, row_settings in self._rows_with_settings(compiled, call, arg, settings):
                     for fullgraph in row_settings:
                         self._passed_value(value, call, caller, compiled.node, fullgraph, compiled.how)
-            if not passed:
-                self._default_compiled(compiled)
+            if not calls:  # a test method unittest runs: its defaults
+                self._default_compiled(compiled, None)
             self._passed_from_importers(compiled)
 
-    def _default_compiled(self, compiled: CompiledParameter) -> None:
-        """`def test_x(self, fn=f_info): torch.compile(fn)` with no call of its own passing `fn`
-        (a test method run by unittest): the default is what is compiled."""
+    def _calls_in_module(self, fn: FunctionInfo) -> list[tuple[cst.Call, FunctionInfo | None]]:
+        """The module's calls of `fn`: by its name, or, a method, through `self` in its class
+        or a subclass (`self.check(f, x)`: a test helper compiling what it is given)."""
+        calls = [(call, caller) for call, caller in self.named_calls
+                 if self.project.qualify(call.func, self.module, caller) == fn.qualname]
+        if fn.class_qualname is not None:
+            calls += [(call, caller) for call, caller, name in self.method_calls
+                      if name == fn.name and self._in_class_of(caller, fn.class_qualname)]
+        return calls
+
+    def _in_class_of(self, caller: FunctionInfo, class_qualname: str) -> bool:
+        cls = self.project.klass(caller.class_qualname)
+        return cls is not None and any(c.qualname == class_qualname for c in self.project.mro(cls))
+
+    def _default_compiled(self, compiled: CompiledParameter, settings: tuple[bool, ...] | None) -> None:
+        """`def test_x(self, fn=f_info): torch.compile(fn)` called without `fn`, or never
+        called in the module (a test method unittest runs): the default is what is compiled,
+        with the call's fullgraph settings (`settings`; None: the flag parameter's default)."""
         fn = compiled.function
         param = next((p for p in fn.params if p.name == compiled.param), None)
-        flag = next((p for p in fn.params if p.name == compiled.flag), None)
         if param is None or param.default is None:
             return
-        fullgraph = compiled.fullgraph if flag is None else \
-            isinstance(flag.default, cst.Name) and flag.default.value == "True"
+        if settings is None:
+            flag = next((p for p in fn.params if p.name == compiled.flag), None)
+            settings = (compiled.fullgraph if flag is None else
+                        isinstance(flag.default, cst.Name) and flag.default.value == "True",)
         scope = self.project.function(fn.parent_function) if fn.parent_function else None
-        self._passed_value(param.default, compiled.node, scope, compiled.node, fullgraph, compiled.how)
+        for fullgraph in settings:
+            self._passed_value(param.default, compiled.node, scope, compiled.node, fullgraph, compiled.how)
 
     def _rows_with_settings(self, compiled: CompiledParameter, call: cst.Call, arg,
                             settings: tuple[bool, ...]) -> list[tuple[cst.BaseExpression, tuple[bool, ...]]]:
@@ -724,7 +782,8 @@ class _EntryFinder(cst.CSTVisitor):
             arg = arg.func
         target = self.project.lookup(self.project.qualify(arg, self.module, caller)) if arg is not None else None
         if isinstance(target, FunctionInfo) and not made:
-            self.add(self._definition_seen(target, call, caller), node, fullgraph, f"{how}(fn)")
+            self.add(self._definition_seen(target, self.written_as.get(id(call), call), caller), node, fullgraph,
+                     f"{how}(fn)")
         elif isinstance(target, ClassInfo):
             self.add(self.forward_of(target), node, fullgraph, f"{how}(module)", target)
 

@@ -1188,7 +1188,7 @@ class CauseMatcher:
         if info is not None and info.leaves_attribute_set:
             self.b.leaves_attribute_set = True
         if info is not None:
-            self.b.proxies.callee(info.changes_outer_dict)
+            self.b.proxies.callee(info.changes_outer_dict, any(ev.kind == EventKind.BREAK for ev in info.events))
         if _on_self(node):  # `self.set_attention_type("original_full")` sets `self.attention_type`
             for name in self.env.node_memo("self_writes", fn.node, lambda: _self_writes(fn.node)):
                 self.b.values.write_self(name, None)

@@ -33,8 +33,8 @@ from .types import FnValue, FrameKey
 from .tensor_contents import TensorContents, changed_in_place
 from .tensors import makes_integer_tensor
 from .values import (PASSED_BOOL_TENSOR, PASSED_CONTEXT_MANAGER_INPUT, PASSED_GENERATOR, PASSED_INTEGER_TENSOR,
-                     PASSED_ITERATOR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq,
-                     display_kind, display_length, factory_shape, literal, makes_generator, makes_iterator,
+                     PASSED_ITERATOR, PASSED_NUMPY_SCALAR, PASSED_TENSOR_SET, PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN,
+                     Const, Keywords, Obj, Seq, display_kind, display_length, factory_shape, literal, makes_generator, makes_iterator,
                      star_arguments)
 
 MAX_VARIANTS = 4  # distinct call-site value sets simulated per entry
@@ -402,7 +402,8 @@ def _with_call_site(project, knowledge, module, key: FrameKey, call: cst.Call, s
             arguments[name] = PASSED_TENSOR_SUBCLASS + subclass
             continue
         if isinstance(made, cst.Call) and qualify(made.func) in knowledge.numpy_scalar_types:
-            tensors.add(name)  # `opt(np.int64(12), t)`: a value Dynamo reads as a 0-d tensor
+            tensors.discard(name)
+            arguments[name] = PASSED_NUMPY_SCALAR  # `opt(np.int64(12), t)`
             continue
         instance = _passed_instance(project, knowledge, module, value, local_values or {}, caller)
         if instance is not None:  # `obj = Helper(); opt(x, obj)`: its methods are the class's

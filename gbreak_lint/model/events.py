@@ -32,8 +32,8 @@ from .deleted_members import assignment_targets, class_body_binds, deleted as de
 from .empty_modules import empty_module
 from .grad_leaks import GradLeaks, PendingBreak, made_with_grad
 from .tensor_contents import TensorContents, changed_names
-from .values import (broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_TENSOR_SET, Const,
-                     Keywords, Obj, Seq, literal)
+from .values import (broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_NUMPY_SCALAR,
+                     PASSED_TENSOR_SET, Const, Keywords, Obj, Seq, literal)
 from ..walk import NESTED_SCOPES, children, find_all, own_names
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -76,6 +76,7 @@ class FrameBuilder:
                                  returns_object=self._returns_object, self_tensors=key.tensor_attributes,
                                  free_tensor=self._free_tensor, returns_data_scalar=self._returns_data_scalar)
         self.scope.data_scalars.update(n for n, v in key.arguments if v == PASSED_DATA_SCALAR)
+        self.scope.numpy_scalars.update(n for n, v in key.arguments if v == PASSED_NUMPY_SCALAR)
         self.scope.integer_tensors.update(n for n, v in key.arguments if v == PASSED_INTEGER_TENSOR)
         self.scope.bool_tensors.update(n for n, v in key.arguments if v == PASSED_BOOL_TENSOR)
         stars = {p.name for p in function.params if p.kind == "double_star"} if isinstance(source, FunctionInfo) else set()

@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 
 _DICT_DISPLAYS = (cst.Dict, cst.DictComp)
 # methods only a dict has among the containers: a parameter they change is a dict
-_DICT_ONLY_MUTATORS = frozenset({"update", "setdefault", "popitem"})
+_DICT_ONLY_MUTATORS = frozenset({"update", "popitem"})
+# not counted: `setdefault` changes the dict only for a new key, `update()` given nothing not
+# at all (measured 2.13: no break after either on a key the dict holds / with no argument)
+_NOT_CHANGING = frozenset({"setdefault"})
 
 
 class MappingProxies:
@@ -34,9 +37,10 @@ class MappingProxies:
         self.dict_changed = False  # the trace changed a dict it did not make since its last break
         self.outer_dict_changed = False  # the frame changed a global's or a cell's dict (FrameInfo)
 
-    def callee(self, changes_outer_dict: bool) -> None:
-        """An inlined callee ran: its changes to globals and cells are the trace's too."""
-        self.dict_changed = self.dict_changed or changes_outer_dict
+    def callee(self, changes_outer_dict: bool, breaks: bool) -> None:
+        """An inlined callee ran: its changes to globals and cells are the trace's too; a
+        break in it starts a new trace (taken as after its changes: `change(); print()`)."""
+        self.dict_changed = not breaks and (self.dict_changed or changes_outer_dict)
 
     def broke(self) -> None:
         self.dict_changed = False
@@ -53,7 +57,8 @@ class MappingProxies:
             return False
         method = func.attr.value
         if method in self.b.env.knowledge.container_mutators:
-            self._change(func.value, method in _DICT_ONLY_MUTATORS)
+            if method not in _NOT_CHANGING and (node.args or method != "update"):
+                self._change(func.value, method in _DICT_ONLY_MUTATORS)
             return False
         return self._read(func.value, node)
 

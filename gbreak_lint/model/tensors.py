@@ -36,6 +36,7 @@ class TensorScope:
         self.ever_tensors = set(tensors)
         self.bool_tensors: set[str] = set()
         self.data_scalars: set[str] = set()  # Python numbers read out of tensors (.item(), float(t))
+        self.numpy_scalars: set[str] = set()  # numpy scalars passed in: compared, they are data
         self.numpy_values: set[str] = set()  # numpy arrays (traced as tensors under trace_numpy)
         self.integer_tensors: set[str] = set()
         self.python_values: set[str] = set()  # lists / numbers read out of tensors (`.tolist()`)
@@ -163,7 +164,8 @@ class TensorScope:
     def _comparison_is_tensor(self, expr: cst.Comparison) -> bool:
         if any(isinstance(t.operator, NON_TENSOR_COMPARISONS) for t in expr.comparisons):
             return False
-        return self.is_tensor(expr.left) or any(self.is_tensor(t.comparator) for t in expr.comparisons)
+        operands = [expr.left, *(t.comparator for t in expr.comparisons)]
+        return any(self.is_tensor(o) or isinstance(o, cst.Name) and o.value in self.numpy_scalars for o in operands)
 
     def is_tensor_membership(self, expr: cst.Comparison) -> bool:
         """`t in [a, b]` with a tensor on the left of a list or tuple of tensors: the sequence
@@ -300,6 +302,7 @@ class TensorScope:
             (self.data_pointers.add if is_ptr else self.data_pointers.discard)(name)
             (self.random_numbers.add if is_random else self.random_numbers.discard)(name)
             (self.data_scalars.add if is_scalar else self.data_scalars.discard)(name)
+            self.numpy_scalars.discard(name)
             if is_t:
                 self.tensors.add(name)
                 self.ever_tensors.add(name)
