@@ -631,7 +631,8 @@ class _EntryFinder(cst.CSTVisitor):
                 if arg is None:  # left at its default (`run(x)` of `def run(x, fn=chatty)`)
                     self._default_compiled(compiled, settings)
                     continue
-                if caller is not None and isinstance(arg, cst.Name) and id(call) not in self.call_loop_items \
+                if caller is not None and isinstance(arg, cst.Name) \
+                        and arg.value not in self.call_loop_items.get(id(call), {}) \
                         and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
                     self._passed_on(compiled, caller, arg.value, settings, forwarded, depth=1)
                     continue
