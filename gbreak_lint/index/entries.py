@@ -345,8 +345,15 @@ class _EntryFinder(cst.CSTVisitor):
         self.local_values.pop()
 
     def _named_compiler(self, expr):
-        """`deco` of `deco = torch.compile(backend=...)`: the call it names (else `expr`)."""
+        """`deco` of `deco = torch.compile(backend=...)`: the call it names; of
+        `deco = functools.partial(torch.compile, backend=...)`, that call spelled out; of
+        `deco = torch.compile`, torch.compile (else `expr`)."""
         bound = self.value_of(expr.value) if isinstance(expr, cst.Name) else None
+        if isinstance(bound, cst.Call) and self.qualify(bound.func) == "functools.partial" and bound.args \
+                and self.qualify(bound.args[0].value) in self.k.compile_functions:
+            return bound.with_changes(func=bound.args[0].value, args=bound.args[1:])
+        if isinstance(bound, (cst.Name, cst.Attribute)) and self.is_compile(self.qualify(bound)):
+            return bound
         return bound if isinstance(bound, cst.Call) else expr
 
     def _decorator(self, fn: FunctionInfo | None, expr) -> None:
@@ -428,7 +435,9 @@ class _EntryFinder(cst.CSTVisitor):
         self._config_patch(node)
         qual = self.qualify(func)
         # `ctx = torch._dynamo.optimize("eager"); opt = ctx(f)`: the compiler a name holds
-        func = self._named_compiler(func) if isinstance(func, cst.Name) and qual is None else func
+        if isinstance(func, cst.Name) and qual is None:
+            func = self._named_compiler(func)
+            qual = qual if isinstance(func, cst.Call) else self.qualify(func)  # `make = torch.compile`
         if self.is_compile(qual) and node.args and node.args[0].keyword is None:
             self._wrapped(node.args[0].value, node)
             self._compiled_with_settings(node.args[0].value, node, node)
@@ -1047,6 +1056,10 @@ COMPILE_WORD = re.compile(r"(?:compile|optimize|optimize_assert|explain|export)\
 SPACES = re.compile(r"\s*")
 
 
+# torch's compiler held as a value, to be called under another name
+COMPILER_VALUE = re.compile(r"(?:=\s*|partial\(\s*)torch\.(?:_dynamo\.)?(?:compile|optimize)\b(?!\s*\()")
+
+
 def _compile_mentions(text: str) -> list[re.Match]:
     """COMPILE_SYNTAX's matches, found from the words `compile`/`optimize`/`explain`: scanning the whole
     text with COMPILE_SYNTAX tries a dotted chain at every identifier (seconds on a library)."""
@@ -1079,6 +1092,8 @@ def might_hold_entries(project: ProjectIndex, knowledge: Knowledge, module: Modu
         return True  # `from torch import compile as tc`: the calls need not say "compile"
     if any(re.search(rf"\b{flag}\s*=(?!=)", text) for flag in knowledge.config_flags if flag in text):
         return True
+    if COMPILER_VALUE.search(text):
+        return True  # `make = torch.compile`, `partial(torch.compile, ...)`: called by another name
     for m in _compile_mentions(text):
         if not (m.group("at") or m.group("call")):
             continue
