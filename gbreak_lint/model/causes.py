@@ -1166,7 +1166,9 @@ class CauseMatcher:
         if target.opaque or self._opaque(fn):  # allow_in_graph / nonstrict_trace / assume_constant_result
             key = self.frame_key(target, node)
             self.env.frame(key)  # its return type, not its breaks
-            if self._object_argument(node, fn, key, target.opaque) or self._fake_run(node, fn, key, target.opaque):
+            leaf = self._decorated_with(self._decorators(fn), fn.module, self.k.leaf_decorators)
+            if not leaf and (self._object_argument(node, fn, key, target.opaque)
+                             or self._fake_run(node, fn, key, target.opaque)):
                 return
             if self.b.scope.is_tensor(node) or any(self.b.scope.is_tensor(a.value) for a in node.args):
                 self.b.emit(EventKind.OP, node)
