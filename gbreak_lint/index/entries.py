@@ -688,8 +688,8 @@ class _EntryFinder(cst.CSTVisitor):
         loop's rows pair them (`for fn, strict in ((a, True), (b, False)): run(fn, x, strict)`)."""
         values = self._loop_values(call, arg)
         flag = self._flag_argument(compiled, call)
-        rows = self.call_loop_items.get(id(call), {}).get(flag.value) if isinstance(flag, cst.Name) else None
-        if rows is None or len(rows) != len(values):
+        rows = self._loop_values(call, flag) if flag is not None else None
+        if rows is None or rows == (flag,) or len(rows) != len(values):
             return [(value, settings) for value in values]
         return [(value, (self._true_flag(row),)) for value, row in zip(values, rows)]
 
@@ -771,9 +771,20 @@ class _EntryFinder(cst.CSTVisitor):
         return tuple(dict.fromkeys(passed)) if passed else (False,), arg.value
 
     def _loop_values(self, call: cst.Call, arg) -> tuple:
-        """The values an argument stands for: a loop name's items, else the argument itself."""
+        """The values an argument stands for: a loop name's items, or their items by a
+        constant key (`for case in CASES: run(case["fn"])` over dict displays), else the
+        argument itself."""
         items = self.call_loop_items.get(id(call), {})
-        return items[arg.value] if isinstance(arg, cst.Name) and arg.value in items else (arg,)
+        if isinstance(arg, cst.Name) and arg.value in items:
+            return items[arg.value]
+        if isinstance(arg, cst.Subscript) and isinstance(arg.value, cst.Name) and arg.value.value in items \
+                and len(arg.slice) == 1 and isinstance(arg.slice[0].slice, cst.Index) \
+                and isinstance(arg.slice[0].slice.value, cst.SimpleString):
+            key = arg.slice[0].slice.value.evaluated_value
+            found = [_keyed(row, key) for row in items[arg.value.value]]
+            if all(v is not None for v in found):
+                return tuple(found)
+        return (arg,)
 
     def _note_passed_locals(self, call: cst.Call) -> None:
         """`net = Net(); train(net)` in a function: what the locals a call passes hold there."""
@@ -952,6 +963,14 @@ def loop_items(node: cst.For, value_of=None) -> dict[str, tuple[cst.BaseExpressi
     if len(bound) != len(rows):
         return {}
     return {name: tuple(b[name] for b in bound) for name in bound[0]}
+
+
+def _keyed(row: cst.BaseExpression, key) -> cst.BaseExpression | None:
+    """The value a dict display holds under a constant string key."""
+    if not isinstance(row, cst.Dict):
+        return None
+    return next((el.value for el in row.elements if isinstance(el, cst.DictElement)
+                 and isinstance(el.key, cst.SimpleString) and el.key.evaluated_value == key), None)
 
 
 def _row_bindings(target: cst.BaseExpression, row: cst.BaseExpression) -> dict | None:

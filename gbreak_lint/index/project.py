@@ -80,6 +80,10 @@ _NO_LOG = ReadLog()  # a plain mapping of modules records nothing
 MAX_LOOKUP_CHAIN = 48  # re-exports followed in one lookup; real libraries need a handful
 
 
+# Python's copy functions: a copy is an instance of the original's class
+COPYING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
+
+
 @dataclass(frozen=True)
 class ProjectIndex:
     modules: Mapping[str, ModuleIndex]  # module name -> index
@@ -358,7 +362,13 @@ class ProjectIndex:
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value in SAME_INSTANCE_METHODS:
             return self.created_class(func.value, module, function, depth + 1)
-        target = self.lookup(self.qualify(func, module, function))
+        qual = self.qualify(func, module, function)
+        if qual in COPYING_FUNCTIONS and value.args:  # `copy.deepcopy(net)`: an instance of net's class
+            copied = value.args[0].value
+            if isinstance(copied, cst.Name) and copied.value not in module.reassigned:
+                copied = module.values.get(copied.value, copied)
+            return self.created_class(copied, module, function, depth + 1)
+        target = self.lookup(qual)
         if isinstance(target, ClassInfo):
             return target
         if isinstance(target, FunctionInfo):  # a factory: what does it return?

@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..index.entries import CALLED_AT_ONCE, EntryPoint, call_argument, called_at_once, loop_items
 from ..index.names import decorator_callee
-from ..index.project import ProjectIndex, returned_values
+from ..index.project import COPYING_FUNCTIONS, ProjectIndex, returned_values
 from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, children, find_all, walk
@@ -901,7 +901,7 @@ def _is_tensor_expr(project, knowledge, module, value, depth: int = 0) -> bool:
         return _is_tensor_expr(project, knowledge, module, module.values[value.value], depth + 1)
     if isinstance(value, cst.Call):
         qual = project.qualify(value.func, module) or ""
-        if qual in knowledge.value_copying_functions and value.args and depth < 4:  # `copy.deepcopy(x_ref)`
+        if qual in COPYING_FUNCTIONS and value.args and depth < 4:  # `copy.deepcopy(x_ref)`
             return _is_tensor_expr(project, knowledge, module, value.args[0].value, depth + 1)
         return qual.startswith("torch.") and not any(
             qual.rsplit(".", 1)[-1].startswith(p) for p in knowledge.non_tensor_prefixes)
