@@ -417,7 +417,19 @@ class FrameValues:
             return None
         if isinstance(func, cst.Attribute) and func.attr.value in self.k.shape_preserving:
             return self.shape_of(func.value, depth + 1)  # x.relu(), x.half()
+        if call.args and self._held_module_class(func) in self.k.shape_preserving_modules:
+            return self.shape_of(call.args[0].value, depth + 1)  # `self.drop(x)` of an nn.Dropout
         return None
+
+    def _held_module_class(self, func: cst.BaseExpression) -> str | None:
+        """The torch class of the module `self.<attr>` holds (its class's `__init__` builds it)."""
+        if self.cls is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                    and func.value.value == "self"):
+            return None
+        found = self.project.class_attribute(self.cls, func.attr.value)
+        if found is None or not isinstance(found[1], cst.Call):
+            return None
+        return self.project.qualify(found[1].func, self.project.modules[found[0].module])
 
     def _dtype_fact(self, call: cst.Call) -> Const | None:
         """`x.is_floating_point()`, `x.is_complex()` (or `torch.is_floating_point(x)`) of a
