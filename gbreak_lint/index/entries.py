@@ -12,7 +12,7 @@ from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
-from .names import FULLGRAPH_KEYWORDS, binding_counts, dotted, keyword_true, unpacked
+from .names import FULLGRAPH_KEYWORDS, binding_counts, dotted, keyword_true, string_key, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module, is_property
 from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_body
 from ..walk import NESTED_SCOPES, find_all, walk
@@ -777,10 +777,8 @@ class _EntryFinder(cst.CSTVisitor):
         items = self.call_loop_items.get(id(call), {})
         if isinstance(arg, cst.Name) and arg.value in items:
             return items[arg.value]
-        if isinstance(arg, cst.Subscript) and isinstance(arg.value, cst.Name) and arg.value.value in items \
-                and len(arg.slice) == 1 and isinstance(arg.slice[0].slice, cst.Index) \
-                and isinstance(arg.slice[0].slice.value, cst.SimpleString):
-            key = arg.slice[0].slice.value.evaluated_value
+        key = string_key(arg) if isinstance(arg, cst.Subscript) else None
+        if key is not None and isinstance(arg.value, cst.Name) and arg.value.value in items:
             found = [_keyed(row, key) for row in items[arg.value.value]]
             if all(v is not None for v in found):
                 return tuple(found)

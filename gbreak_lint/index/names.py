@@ -105,6 +105,14 @@ def attribute_name(expr: cst.BaseExpression) -> str | None:
 FULLGRAPH_KEYWORDS = ("fullgraph", "nopython")  # torch.compile's, and the legacy optimize()'s
 
 
+def string_key(node: cst.Subscript) -> str | None:
+    """The key of `d["key"]`: a single string constant index (None for anything else)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    return key.evaluated_value if isinstance(key, cst.SimpleString) else None  # type: ignore[return-value]
+
+
 def keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
     """Is the first of these keywords the call passes written `True`?"""
     for arg in call.args:

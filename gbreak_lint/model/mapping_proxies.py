@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..index.names import string_key
 from ..vocab import CauseCheck
 from .values import Keywords
 
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 _DICT_DISPLAYS = (cst.Dict, cst.DictComp)
 # methods only a dict has among the containers: a parameter they change is a dict
 _DICT_ONLY_MUTATORS = frozenset({"update", "popitem"})
-# not counted: `setdefault` changes the dict only for a new key, `update()` given nothing not
-# at all (measured 2.13: no break after either on a key the dict holds / with no argument)
+# not counted: `setdefault` changes the dict only for a new key (measured 2.13: no break after
+# it on a key the dict holds); `update()` given nothing changes nothing (see `call`)
 _NOT_CHANGING = frozenset({"setdefault"})
 
 
@@ -47,7 +48,7 @@ class MappingProxies:
 
     def store(self, target: cst.Subscript) -> None:
         """`d[k] = v` / `del d[k]`: notes a change to an existing dict."""
-        self._change(target.value, _string_key(target))
+        self._change(target.value, string_key(target) is not None)
 
     def call(self, node: cst.Call) -> bool:
         """A method call: notes `d.update(...)` of an existing dict; emits the break of a
@@ -89,12 +90,11 @@ class MappingProxies:
         """A dict the frame did not make: a parameter given one (or changed as only a dict
         is, `dict_use`: `p["key"] = v`, `p.update(...)`), or a global, a closure cell or an
         attribute bound to a dict display or a dict-making call."""
-        b = self.b
         if self._parameter(expr):
-            held = b.values.value(expr)
+            held = self.b.values.value(expr)
             return isinstance(held.value, Keywords) if held is not None else dict_use
-        return self._held_outside(expr, lambda value: isinstance(value, _DICT_DISPLAYS) or isinstance(value, cst.Call)
-                                  and b.resolver.qualify(value.func) in b.env.knowledge.dict_factories)
+        return isinstance(self._held_outside(expr)[0], _DICT_DISPLAYS) \
+            or self._made_outside_by(expr, self.b.env.knowledge.dict_factories)
 
     def _existing_proxy(self, expr: cst.BaseExpression) -> bool:
         """A proxy made outside the frame: a name bound to `types.MappingProxyType(...)`, or
@@ -102,22 +102,23 @@ class MappingProxies:
         b = self.b
         if isinstance(expr, cst.Attribute) and expr.attr.value == "__dict__":
             return self._outside_name(expr.value) and b.env.project.klass(b.resolver.qualify(expr.value)) is not None
-        return self._held_outside(expr, lambda value: isinstance(value, cst.Call)
-                                  and b.resolver.qualify(value.func) in b.env.knowledge.mapping_proxy_factories)
+        return self._made_outside_by(expr, b.env.knowledge.mapping_proxy_factories)
 
-    def _held_outside(self, expr: cst.BaseExpression, made) -> bool:
-        if isinstance(expr, cst.Name) and not self._outside_name(expr):
-            return False
-        if not isinstance(expr, (cst.Name, cst.Attribute)):
-            return False
-        value, _ = self.b.resolver.held_value(expr)
-        return value is not None and made(value)
+    def _made_outside_by(self, expr: cst.BaseExpression, factories: frozenset) -> bool:
+        """Is what `expr` holds, bound outside the frame, made by a call of one of `factories`
+        (qualified in the module that binds it)?"""
+        value, module = self._held_outside(expr)
+        return isinstance(value, cst.Call) and module is not None \
+            and self.b.env.project.qualify(value.func, module) in factories
+
+    def _held_outside(self, expr: cst.BaseExpression):
+        """(what a global, a closure cell or an attribute is bound to, the module binding it);
+        (None, None) for a local."""
+        if isinstance(expr, cst.Name) and not self._outside_name(expr) \
+                or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None, None
+        return self.b.resolver.held_value(expr)
 
     def _outside_name(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value not in self.b.own_variables()
 
-
-def _string_key(target: cst.Subscript) -> bool:
-    """`d["key"]`: a store by a string constant (a list takes none)."""
-    return len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) \
-        and isinstance(target.slice[0].slice.value, cst.SimpleString)
