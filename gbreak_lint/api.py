@@ -370,7 +370,8 @@ def _dynamo_defaults(config: Config, knowledge) -> tuple[tuple[str, bool], ...]:
     if unknown:
         raise ConfigError(f"dynamo config: {', '.join(unknown)} not modelled by torch profile "
                           f"{knowledge.profile} (known: {', '.join(sorted(knowledge.config_flags))})")
-    return config.dynamo_config
+    on_by_default = tuple((name, True) for name in sorted(knowledge.config_flags_on_by_default))
+    return on_by_default + config.dynamo_config
 
 
 def fingerprinted(diagnostics, sources, root: Path) -> list[Diagnostic]:

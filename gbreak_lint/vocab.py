@@ -158,6 +158,8 @@ class CauseCheck(Vocab):
     TORCH_GENERATOR = "torch_generator"  # a torch.Generator made, called or passed in compiled code
     PASSED_ITERATOR = "passed_iterator"  # iterating a Python iterator the program passed in (zip, map, a generator)
     GENERATOR_MUTATION = "generator_mutation"  # a write to outside state in a generator Dynamo rebuilds
+    # a breaking call handed `module.parameters()`: the generator cannot be rebuilt (GB8335)
+    MODULE_GENERATOR_HANDED = "module_generator_handed"
     PENDING_TENSOR_METHOD = "pending_tensor_method"  # `x.mul(h(x))` resumed inside the arguments (GB0007)
     CAPTURED_MANY_ELEMENTS = "captured_many_elements"  # bool(t) of a multi-element tensor under capture (GB4315)
     MISSING_IMPORT = "missing_import"  # importing a module the search path does not hold (GB0069)
@@ -195,6 +197,8 @@ class CauseCheck(Vocab):
     # a reorderable logging function given an argument it cannot reorder (a list, an object: GB0296)
     UNREORDERABLE_LOGGING_CALL = "unreorderable_logging_call"
     CONTEXT_DECORATED_CALL = "context_decorated_call"  # calling a function a config patch decorates (GB0142)
+    # making a @contextmanager object with enable_trace_contextlib off (GB0263)
+    UNTRACED_CONTEXTMANAGER = "untraced_contextmanager"
     DATA_POINTER_COMPARISON = "data_pointer_comparison"  # `a.data_ptr() == b.data_ptr()` (GB5976)
     DATA_POINTER_ARITHMETIC = "data_pointer_arithmetic"  # `a.data_ptr() + n`: Dynamo raises (GB0088)
     CONTEXT_BY_HAND = "context_by_hand"  # a break in a @contextmanager object entered or left by hand (GB0092)

@@ -196,7 +196,10 @@ class _EntryFinder(cst.CSTVisitor):
 
     def call_lines(self, name: str) -> tuple[int, ...]:
         """Lines of the module's calls `name(...)`, and of the calls of a function making one
-        (`def run(): f(x)` called as `run()` inside a `with config.patch(...)`)."""
+        (`def run(): f(x)` called as `run()` inside a `with config.patch(...)`); a compiled
+        object called where it is made (`torch.compile(g)(x)`) is called on its own line."""
+        if name.startswith(CALLED_AT_ONCE):
+            return (int(name[len(CALLED_AT_ONCE):].split(":", 1)[0]),)
         def calls(of: str):
             return [(call, fn) for call, fn in self.named_calls if isinstance(call.func, cst.Name) and call.func.value == of]
         direct = calls(name)
@@ -660,6 +663,24 @@ class _EntryFinder(cst.CSTVisitor):
         if fn.class_qualname is not None:
             calls += [(call, caller) for call, caller, name in self.method_calls
                       if name == fn.name and self._in_class_of(caller, fn.class_qualname)]
+        if fn.name == "__init__":
+            calls += self._constructions_of(fn)
+        return calls
+
+    def _constructions_of(self, init: FunctionInfo) -> list[tuple[cst.Call, FunctionInfo | None]]:
+        """`Runner(f)` of `class Runner: def __init__(self, fn): self.c = torch.compile(fn)`
+        (or of a subclass that inherits that `__init__`): a call of `__init__` whose first
+        argument is the instance made."""
+        calls = []
+        for call, caller in self.named_calls:
+            cls = self.project.lookup(self.project.qualify(call.func, self.module, caller))
+            if not isinstance(cls, ClassInfo) or self.project.method(cls, "__init__") is not init:
+                continue
+            as_init = call.with_changes(args=(cst.Arg(cst.Name("self")), *call.args))
+            self.written_as[id(as_init)] = call
+            self.call_locals[id(as_init)] = self.call_locals.get(id(call), {})
+            self.call_loop_items[id(as_init)] = self.call_loop_items.get(id(call), {})
+            calls.append((as_init, caller))
         return calls
 
     def _in_class_of(self, caller: FunctionInfo, class_qualname: str) -> bool:

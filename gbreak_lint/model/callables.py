@@ -22,7 +22,7 @@ from ..index.symbols import FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, find_all
 from .frame_values import binding_counts
-from .types import FnValue
+from .types import TRANSFORMED_PER_SAMPLE, TRANSFORMED_SAME_SIZES, TRANSFORMED_UNKNOWN_SIZES, FnValue
 from .values import literal
 
 MAX_DEPTH = 6
@@ -317,7 +317,7 @@ class Callables:
             return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)
         if qual in self.k.function_transforms and positional and positional[0] is not None:
             # `torch.vmap(g)`: calling it runs g (through functorch's frames) on other tensors
-            return replace(positional[0], transformed=True)
+            return replace(positional[0], transformed=_transformed_sizes(qual, args, self.k))
         if positional and context_wrapped(call, lambda e: self.project.qualify(e, module, function), self.k):
             return positional[0]  # `torch.no_grad()(fn)`: runs fn inside
         factory = self.value(call.func, module, function, bindings, local, depth + 1)
@@ -534,3 +534,12 @@ def _names_locals(value: cst.Call, module: ModuleIndex) -> bool:
     not_reads = {id(n.attr) if isinstance(n, cst.Attribute) else id(n.keyword)
                  for n in find_all(value, (cst.Attribute, cst.Arg))}
     return any(n.value not in bound for n in find_all(value, (cst.Name,)) if id(n) not in not_reads)
+
+
+def _transformed_sizes(transform: str | None, args, k: Knowledge) -> str:
+    """What sizes the function a transform runs gets (types.TRANSFORMED_*): vmap's default
+    `in_dims=0` takes the leading dimension off each tensor; any other argument of a batching
+    transform (`in_dims=1`) is not followed."""
+    if transform not in k.batching_transforms:
+        return TRANSFORMED_SAME_SIZES
+    return TRANSFORMED_PER_SAMPLE if len(args) == 1 else TRANSFORMED_UNKNOWN_SIZES

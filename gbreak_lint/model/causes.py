@@ -28,7 +28,7 @@ from .partials import PARTIAL, partial_bindings, through_partials
 from .resolve import CallTarget
 from .side_effects import declared_outer
 from .global_state import GRAD_OFF
-from .types import Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
+from .types import TRANSFORMED_PER_SAMPLE, TRANSFORMED_UNKNOWN_SIZES, Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
 from .values import (PASSED_CONTEXT_MANAGER, PASSED_CONTEXT_MANAGER_INPUT, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
                      PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length,
                      literal, makes_generator, star_arguments)
@@ -113,7 +113,7 @@ class CauseMatcher:
         `_call_impl`, nn.Sequential's `forward`), holding `events`: one more frame of the chain."""
         span = self.b.span(node)
         qualname = f"{self.b.function.qualname}.<{label}@{span.line}:{span.column}>"
-        key = FrameKey(qualname)
+        key = FrameKey(qualname, caller=self.b.key)
         self.env.register_synthetic(FrameInfo(key, name, qualname, self.b.function.path, span.line, events, **facts))
         self.b.emit(EventKind.CALL, node, target=key, mode=mode)
 
@@ -1206,6 +1206,11 @@ class CauseMatcher:
         if self._custom_derivative(node, fn) or self._classmethod_function(node, fn) \
                 or self._duplicate_apply_input(node, fn):
             return
+        if self.contextmanager_function(fn) and self.check_enabled(CauseCheck.UNTRACED_CONTEXTMANAGER):
+            # enable_trace_contextlib off (the rule's unless_config): contextlib makes it eagerly
+            self.b.emit_break(self.rule_for_check(CauseCheck.UNTRACED_CONTEXTMANAGER), node, detail=fn.qualname)
+            self.b.emit(EventKind.CALL, node, target=key, mode=CallMode.EAGER)
+            return
         mode = CallMode.GENERATOR if fn.is_generator else CallMode.INLINE
         if self._applied_function(fn) is not None:  # a break in its forward does not nest through apply
             mode = CallMode.NO_NESTING
@@ -1470,6 +1475,12 @@ class CauseMatcher:
         target = self.b.resolver.resolve(call.func)
         return target is not None and self.contextmanager_function(target.function)
 
+    def _untraced_contextmanager(self, item: cst.BaseExpression) -> bool:
+        """`with whoo(x):` of a @contextmanager function while the program turns
+        `enable_trace_contextlib` off: Dynamo does not trace the call making the object."""
+        return isinstance(item, cst.Call) and self.check_enabled(CauseCheck.UNTRACED_CONTEXTMANAGER) \
+            and self.makes_context_object(item)
+
     def contextmanager_function(self, fn: FunctionInfo) -> bool:
         return fn.is_generator and self._decorated_with(fn.decorators, fn.module, self.k.contextmanager_decorators)
 
@@ -1567,8 +1578,8 @@ class CauseMatcher:
             tensors.update(p.name for p in params if p.kind == "star")
         cells = self._cells_holding_tensors(target.function)
         tensors.update(cells)
-        shapes = {} if target.transformed else \
-            self._callee_shapes(node, params, positional, args, passed, tensors, spread, len(items))
+        shapes = self._transformed_shapes(target.transformed, self._callee_shapes(
+            node, params, positional, args, passed, tensors, spread, len(items)))
         if not target.transformed:  # a cell holds the tensor the caller has at the call
             rebound = self.b.env.node_memo("nonlocal_names", self.b.function.node,
                                            lambda: declared_outer(self.b.function.node, (cst.Nonlocal,), nested=True))
@@ -1685,6 +1696,13 @@ class CauseMatcher:
             return frozenset()
         cls, call = built
         return tensor_attributes(self.env.project, self.k, cls, call, self.b.scope.is_tensor)
+
+    @staticmethod
+    def _transformed_shapes(transformed: str, shapes: dict) -> dict:
+        """The sizes a function run by a torch.func transform gets (FnValue.transformed)."""
+        if transformed == TRANSFORMED_PER_SAMPLE:
+            return {name: size[1:] for name, size in shapes.items() if size}
+        return {} if transformed == TRANSFORMED_UNKNOWN_SIZES else shapes
 
     def _callee_shapes(self, node: cst.Call, params, positional, args, passed, tensors, spread: Keywords,
                        forwarded_items: int) -> dict:
@@ -2393,6 +2411,8 @@ class CauseMatcher:
         if made_by in self.k.breaking_context_managers:  # `with _lock:`, `_lock = threading.Lock()`
             qual = made_by
         foreign = self._foreign_context_object(item)
+        if foreign is None and self._untraced_contextmanager(item):  # made eagerly, by contextlib
+            foreign = cst.Module([]).code_for_node(func)
         handed = self._handed_context_object(item) if foreign is None and qual not in self.k.breaking_context_managers else None
         if qual in self.k.breaking_context_managers or foreign is not None or handed is not None:
             rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)

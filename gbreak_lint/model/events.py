@@ -628,10 +628,23 @@ class FrameBuilder:
     def emit_break(self, rule, node: cst.CSTNode, **fields) -> None:
         fields.setdefault("break_kind", rule.break_kind)
         fields.setdefault("gb_code", rule.gb_code)
+        if fields["break_kind"] == BreakKind.RESUMABLE and isinstance(node, cst.Call):
+            fields.setdefault("hands_module_generator", self._module_generator_argument(node))
         self.emit(EventKind.BREAK, node, rule=rule.code, **fields)
         self.proxies.broke()
         if fields["break_kind"] == BreakKind.RESUMABLE:
             self.unwrappable.update(dict.fromkeys(self.tensor_sets, CauseCheck.PASSED_TENSOR_SET))
+
+    def _module_generator_argument(self, call: cst.Call) -> str:
+        """The module generator method (`parameters`) whose call, written there or held in a
+        local, is an argument of `call`; "" if none."""
+        for arg in call.args:
+            value = self.built.get(arg.value.value, arg.value) if isinstance(arg.value, cst.Name) else arg.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in self.env.knowledge.module_tree_generators \
+                    and all(a.keyword is not None for a in value.args):
+                return value.func.attr.value
+        return ""
 
     # -- statements ------------------------------------------------------------------
     def block(self, body) -> bool:

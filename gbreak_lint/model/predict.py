@@ -13,6 +13,7 @@ from ..diagnostics import ChainLink, FileError, Span
 from ..index import internal_error
 from ..index.entries import EXPORT_HOW, SEQUENTIAL, ConfigSet, EntryPoint, WrappedCompile, entry_function
 from ..index.project import ProjectIndex
+from ..index.symbols import FunctionInfo
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY, BlockKind, Outcome, StrictReason
 from .env import ModelEnv
@@ -167,20 +168,22 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
         program = component.get(fn.module, -1)
         library = entry.how in LIBRARY_ENTRY_KINDS
         under = tuple((cfg.flag, cfg.value) for cfg in scoped
-                      if component.get(project.by_path.get(cfg.path, ""), -2) == program and _runs_under(entry, cfg))
+                      if component.get(project.by_path.get(cfg.path, ""), -2) == program and _runs_under(entry, fn, cfg))
         groups.setdefault((library, program, fn.path if library else "", under), []).append(entry)
     return tuple(Task(tuple(sorted(group, key=_entry_order)), _with_settings(flags.get(program, start), under), library)
                  for (library, program, _, under), group in sorted(groups.items()))
 
 
-def _runs_under(entry: EntryPoint, cfg: ConfigSet) -> bool:
+def _runs_under(entry: EntryPoint, fn: FunctionInfo, cfg: ConfigSet) -> bool:
     """Is the compiled code traced while a scoped config patch holds: compiled or called
-    inside its lines (a `with` block, a decorated function)? A compiled function whose calls
-    are not known counts as under it, as a program-wide setting does."""
+    inside its lines (a `with` block, a decorated function), or itself the function the patch
+    decorates? A compiled function whose calls are not known counts as under it, as a
+    program-wide setting does."""
     first, last = cfg.scope or (0, 0)
     if not entry.call_lines:
         return True
-    return cfg.path == entry.path and any(first <= line <= last for line in (entry.line, *entry.call_lines))
+    lines = (entry.line, *entry.call_lines) if cfg.path == entry.path else ()
+    return any(first <= line <= last for line in lines) or cfg.path == fn.path and first <= fn.def_line <= last
 
 
 def _with_settings(flags: frozenset, settings: tuple[tuple[str, bool], ...]) -> frozenset:

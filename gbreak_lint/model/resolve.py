@@ -35,7 +35,7 @@ class CallTarget:
     bound: int = 0  # leading positional parameters bound already (functools.partial)
     constants: tuple[tuple[str, object], ...] = ()  # the callee closure's cells holding constants
     disabled: str = ""  # a function value made by torch.compiler.disable (see FnValue.disabled)
-    transformed: bool = False  # run by a torch.func transform (see FnValue.transformed)
+    transformed: str = ""  # run by a torch.func transform (see FnValue.transformed)
     generated_init: bool = False  # `__post_init__`, called by a dataclass's generated `__init__`
     opaque: str = ""  # made by calling an opaque decorator (see FnValue.opaque)
 

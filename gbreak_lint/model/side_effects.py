@@ -15,6 +15,9 @@ import libcst as cst
 from ..walk import NESTED_SCOPES, find_all
 
 
+SAME_STORAGE_ATTRIBUTES = frozenset({"data"})  # Python semantics of torch.Tensor, not Dynamo's
+
+
 def outer_write(node: cst.BaseSmallStatement, local: frozenset[str], declared: frozenset[str],
                 mutators: frozenset[str]) -> bool:
     """Does this statement write state the function does not own? `local`: names the
@@ -47,8 +50,9 @@ def _outer_mutation(call: cst.Call, local: frozenset[str], mutators: frozenset[s
 
 
 def _owned(expr: cst.BaseExpression, local: frozenset[str]) -> bool:
-    """A container the function made (a local name); anything reached otherwise is shared."""
-    while isinstance(expr, cst.Subscript):
+    """A container the function made (a local name), or a tensor's `.data` (the same storage:
+    `g.data[mask] = 0` of a local `g` writes `g`); anything reached otherwise is shared."""
+    while isinstance(expr, cst.Subscript) or isinstance(expr, cst.Attribute) and expr.attr.value in SAME_STORAGE_ATTRIBUTES:
         expr = expr.value
     return isinstance(expr, cst.Name) and expr.value in local
 

@@ -754,9 +754,12 @@ class Tracer:
             site, (fate, blame, block_line) = rebuild, (Fate.UNRESUMABLE, Ctx(BlockKind.NEW_OBJECT, ev.line),
                                                          _outer_block(ev))
         generator = self._generator_rebuild_site(ev, callers, entry) if fate == Fate.RESUMED else None
-        if generator is not None:  # the live generator cannot be rebuilt: the whole frame runs eagerly
+        blamed = BlockKind.GENERATOR
+        if generator is None and fate == Fate.RESUMED and ev.hands_module_generator:
+            generator, blamed = self._module_generator_site(info, ev, callers, entry), BlockKind.NEW_OBJECT
+        if generator is not None:  # the generator cannot be rebuilt: the whole frame runs eagerly
             site.outcomes.add(Fate.RESUMED)
-            site, (fate, blame, block_line) = generator, (Fate.SKIPPED, Ctx(BlockKind.GENERATOR, ev.line), None)
+            site, (fate, blame, block_line) = generator, (Fate.SKIPPED, Ctx(blamed, ev.line), None)
         if fate == Fate.RESUMED:
             site.outcomes.add(Fate.RESUMED)
             # the callee (or the allow_in_graph function a break names) then runs as its own frame
@@ -883,6 +886,16 @@ class Tracer:
             return
         event = replace(site.event, gb_code=code)
         self._hit(info, event, chain + (_link(info, event),), entry, 1).outcomes.add(Outcome.SKIPPED)
+
+    def _module_generator_site(self, info: FrameInfo, ev: Event, callers, entry: str) -> SiteRecord | None:
+        """The call breaking at `ev` is handed `model.parameters()`: rebuilding the generator
+        for the eager call fails (GB8335), the break does not resume."""
+        rule = self.env.checks.get(CauseCheck.MODULE_GENERATOR_HANDED)
+        if rule is None or self.env.flag(rule.unless_config):
+            return None
+        event = replace(ev, kind=EventKind.BREAK, rule=rule.code, gb_code=rule.gb_code, detail=ev.hands_module_generator,
+                        break_kind=BreakKind.UNRESUMABLE, target=None, hits=1)
+        return self._hit(info, event, callers, entry, event.hits)
 
     def _generator_rebuild_site(self, ev: Event, callers, entry: str) -> SiteRecord | None:
         """A generator held in a live local is rebuilt for the resume function by tracing the

@@ -39,9 +39,9 @@ class FnValue:
     constants: tuple[tuple[str, object], ...] = ()
     # `torch.compiler.disable(fn)` / `(fn, recursive=False)`: "recursive" / "nonrecursive"
     disabled: str = ""
-    # `torch.vmap(f)` / `torch.func.grad(f)`: f runs on per-sample or transformed tensors,
-    # whose sizes the caller's are not
-    transformed: bool = False
+    # `torch.vmap(f)` / `torch.func.grad(f)`: f runs on per-sample or transformed tensors (one
+    # of the TRANSFORMED_* sizes below; "": not transformed)
+    transformed: str = ""
     # `f = torch._dynamo.nonstrict_trace(g)` / `allow_in_graph(g)` called as a function: the
     # decorator applied (its qualname), so calling f runs g the way the decorator does
     opaque: str = ""
@@ -105,6 +105,9 @@ class FrameKey:
     region: str = ""
     # torch's global state the call runs under (model.global_state): another one recompiles
     global_state: tuple[str, ...] = ()
+    # a frame of torch's own code built for one call (functorch's `wrapped`, a module's
+    # `_call_impl`): the caller's frame, whose variant made the events it holds
+    caller: "FrameKey | None" = None
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,9 @@ class Event:
     # a live local holds a generator this frame made: Dynamo rebuilds it for the resume
     # function by tracing the rest of its body (this key), where a break stops the frame
     rebuilds_generator: FrameKey | None = None
+    # a breaking call handed a module's `parameters()` / `modules()` generator (its name): Dynamo
+    # cannot rebuild it for the eager call, so the break does not resume
+    hands_module_generator: str = ""
     # `ctx.__enter__()` / `ctx.__exit__()` by hand of a @contextmanager object this frame made:
     # a break in the generator resumes at the call, where Dynamo cannot rebuild the object
     context_by_hand: bool = False
@@ -230,3 +236,9 @@ class LambdaBody:
         """Positional parameters that may hold tensors: those without a default (`k=2`)."""
         params = self.node.params
         return frozenset(p.name.value for p in (*params.posonly_params, *params.params) if p.default is None)
+
+
+# How a torch.func transform hands the caller's tensors to the function it runs (FnValue.transformed)
+TRANSFORMED_SAME_SIZES = "same_sizes"  # `grad(f)(x)`: f gets tensors of x's sizes
+TRANSFORMED_PER_SAMPLE = "per_sample"  # `vmap(f)(x)`: f gets x without its leading (batch) dimension
+TRANSFORMED_UNKNOWN_SIZES = "unknown_sizes"  # `vmap(f, in_dims=...)`: sizes not followed
