@@ -390,8 +390,10 @@ class FrameBuilder:
             rule = self.causes.rule_for_check(CauseCheck.SEND_INTO_YIELD_FROM)
             thrown = isinstance(node.func, cst.Attribute) and node.func.attr.value == "throw"
             self.emit_break(rule, node, gb_code=rule.gb_code_when.get("throw", rule.gb_code) if thrown else rule.gb_code)
-        if self._yields_left(made, taken) == 0:  # closed or run to its end: Python raises, so does Dynamo
-            self.generators[name] = (made, taken)
+        if self._yields_left(made, taken) == 0:  # past its last yield: the rest of its body runs,
+            self.generators[name] = (made, CLOSED)  # then Python raises StopIteration, so does Dynamo
+            if taken != CLOSED and self._run_rest_raises(node, made, taken):
+                return True  # (the body raised its own exception)
             self.raises(node, "StopIteration")
             return True
         if any(c.kind == BlockKind.LOOP for c in self.ctx):  # stepped again and again: all the rest runs
@@ -400,6 +402,13 @@ class FrameBuilder:
             self.generators[name] = (made, taken + 1)
             self._run_generator(node, made, skip_yields=taken, take_yields=1)
         return True
+
+    def _run_rest_raises(self, node: cst.Call, made: int, taken: int) -> bool:
+        """Run what follows a held generator's last yield; True when that always raises."""
+        self._run_generator(node, made, skip_yields=taken)
+        target = self.events[-1].target
+        info = self.env.frame(target) if target is not None else None
+        return info is not None and info.never_returns
 
     def _data_pointer_operation(self, node: cst.Comparison | cst.BinaryOperation) -> bool:
         """`a.data_ptr() == b.data_ptr()` breaks (GB5976, resumed); `a.data_ptr() + n` makes
@@ -2147,8 +2156,10 @@ class FrameBuilder:
             self.env.frame(self.causes.callee_key(target, element))
 
     def _never_returns(self, value: cst.BaseExpression | None) -> bool:
+        """A project call every path of which raises (calling a generator function does not:
+        it returns the generator, whatever its body does)."""
         info = self._callee_info(value) if isinstance(value, cst.Call) else None
-        return info is not None and info.never_returns
+        return info is not None and info.never_returns and not info.is_generator
 
     def _callee_info(self, call: cst.Call) -> FrameInfo | None:
         """The frame a project call runs, when it has been built."""
