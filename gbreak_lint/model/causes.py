@@ -21,7 +21,7 @@ from .callables import context_wrapped, nonrecursive
 from .frame_values import constant_display, free_names, single_store
 from .held_objects import HeldValues
 from .class_body import class_body_values
-from .instances import built_at_top, is_optimizer_class, optimizer_method_parts
+from .instances import EACH, built_at_top, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
 from .opaque_arguments import argument_kind
 from .partials import PARTIAL, partial_bindings, through_partials
@@ -1859,6 +1859,10 @@ class CauseMatcher:
         func = node.func
         if target.instance and not target.skip_first_param:
             return self.b.key.attributes  # the method a decorator's wrapper calls: the same self
+        if target.instance == "*":  # `for blk in self.blocks: blk(x)`, `self.blocks[0](x)`
+            return self._element_attributes(func)
+        if self._passes_own_instance(target, node):
+            return self.b.key.attributes
         if isinstance(func, cst.Name) and target.instance:  # `model = Net(debug=True)` at module level
             return self._global_instance_attributes(func.value, target)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and target.skip_first_param:
@@ -1876,6 +1880,26 @@ class CauseMatcher:
         if not isinstance(func.value, cst.Name):  # `self.helper.method()`: another object's method
             return ()
         return self.b.key.attributes if target.skip_first_param else ()
+
+    def _passes_own_instance(self, target: CallTarget, node: cst.Call) -> bool:
+        """A method decorator's wrapper, called on an instance, calling the method it wraps
+        with that instance first: `fn(*args, **kwargs)` or `fn(self, *args, **kwargs)`."""
+        if not self.b.key.instance or target.skip_first_param or target.function.class_qualname is None \
+                or not node.args or node.args[0].keyword is not None:
+            return False
+        first = node.args[0]
+        params = self.b.function.params
+        return first.star == "*" and bool(params) and params[0].kind == "star" \
+            or isinstance(first.value, cst.Name) and not first.star and bool(params) \
+            and params[0].kind == "positional" and first.value.value == params[0].name
+
+    def _element_attributes(self, func: cst.BaseExpression) -> tuple:
+        """What every element of a module list holds, when each was built alike (instances.EACH)."""
+        container = func.value if isinstance(func, cst.Subscript) else \
+            self.b.resolver.element_of.get(func.value) if isinstance(func, cst.Name) else None
+        held = self.b.values.value(container) if container is not None else None
+        each = held.value.get(EACH) if held is not None and isinstance(held.value, Obj) else None
+        return each.value.attrs if each is not None and isinstance(each.value, Obj) else ()
 
     def _global_instance_attributes(self, name: str, target: CallTarget) -> tuple:
         value = self.b.module.values.get(name)

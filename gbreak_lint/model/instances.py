@@ -26,6 +26,11 @@ from .class_body import SymbolicNames, class_body_values
 from .values import Const, Keywords, Obj, ValueEvaluator, default_value, literal
 
 MAX_DEPTH = 4
+# torch.nn's lists of sub-modules (its API, not Dynamo's): what `nn.ModuleList([Block(cfg) for _ in
+# range(n)])` holds is built like any attribute; every element, the same way, is its EACH attribute
+MODULE_LISTS = frozenset({"torch.nn.ModuleList", "torch.nn.modules.container.ModuleList",
+                          "torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
+EACH = "*"  # the attribute of a module list's value holding what every element is built with
 
 
 class Constructor:
@@ -225,6 +230,8 @@ class Scope:
         """A project class built here: its instance, attributes evaluated in turn; a namespace
         (`types.SimpleNamespace(verbose=False)`): its keywords are its attributes."""
         qual = self.qualify(call.func)
+        if qual in MODULE_LISTS:
+            return self._module_list(qual, call)
         if qual in _NAMESPACE_MAKERS and all(a.keyword is not None for a in call.args):
             known = [(a.keyword.value, self.value(a.value)) for a in call.args if a.keyword is not None]
             return Const(Obj(qual, tuple(sorted((k, v) for k, v in known if v is not None))))
@@ -232,6 +239,52 @@ class Scope:
         if cls is None:
             return None
         return Const(self.ctor.build(cls, call, self, self.depth + 1))
+
+
+    def _module_list(self, qual: str, call: cst.Call) -> Const | None:
+        """`nn.ModuleList([Block(cfg) for i in range(n)])` (or a display of such calls): one
+        object standing for every element, with the attributes they all share (the loop's names
+        unknown: `Block(cfg, layer_idx=i)` leaves what `layer_idx` sets unknown)."""
+        items = _module_list_items(call)
+        if items is None:
+            return None
+        calls, loop_names = items
+        saved = {name: self.locals.get(name) for name in loop_names if name in self.locals}
+        self.locals.update(dict.fromkeys(loop_names))  # (shadowing a global of the same name)
+        try:
+            built = [self.value(item) for item in calls]
+        finally:
+            for name in loop_names:
+                self.locals.pop(name, None)
+            self.locals.update(saved)
+        objs = [b.value for b in built if b is not None and isinstance(b.value, Obj)]
+        if not objs or len(objs) != len(calls) or len({o.cls for o in objs}) != 1:
+            return None
+        shared = [kv for kv in objs[0].attrs if all(o.get(kv[0]) == kv[1] for o in objs[1:])]
+        return Const(Obj(qual, ((EACH, Const(Obj(objs[0].cls, tuple(shared)))),)))
+
+
+def _module_list_items(call: cst.Call) -> tuple[list[cst.Call], set[str]] | None:
+    """The calls making a module list's elements, and the comprehension names they may read:
+    `ModuleList([...])`, `Sequential(A(), A())`, `Sequential(*[A() for _ in range(n)])`."""
+    if any(a.keyword is not None for a in call.args) or not call.args:
+        return None
+    if len(call.args) > 1 or not call.args[0].star and isinstance(call.args[0].value, cst.Call):  # Sequential(A(), B())
+        if any(a.star or not isinstance(a.value, cst.Call) for a in call.args):
+            return None
+        return [a.value for a in call.args], set()  # type: ignore[misc]
+    made = call.args[0].value
+    if isinstance(made, (cst.ListComp, cst.GeneratorExp)) and isinstance(made.elt, cst.Call):
+        names: set[str] = set()
+        level: cst.CompFor | None = made.for_in
+        while level is not None:
+            names.update(n.value for n in find_all(level.target, (cst.Name,)))
+            level = level.inner_for_in
+        return [made.elt], names
+    if isinstance(made, (cst.List, cst.Tuple)) and made.elements \
+            and all(isinstance(el, cst.Element) and isinstance(el.value, cst.Call) for el in made.elements):
+        return [el.value for el in made.elements], set()  # type: ignore[misc]
+    return None
 
 
 def _own_class(expr: cst.BaseExpression) -> bool:

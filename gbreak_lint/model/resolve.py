@@ -56,6 +56,7 @@ class CallResolver:
         self.local_library_types: dict[str, str] = {}  # local name -> library class it was made by
         self.local_layers: set[str] = set()  # locals bound to a torch module built here (`nn.Linear(...)`)
         self.many: set[str] = set()  # locals bound to each element of a module container
+        self.element_of: dict[str, cst.BaseExpression] = {}  # ... of one class: the container
         # loop names over a container of several project classes (`[Attn(), MLP(), Attn()]`):
         # name -> the classes after the first, in order, each with whether it is held twice
         self.mixed: dict[str, tuple[tuple[str, bool], ...]] = {}
@@ -447,9 +448,11 @@ class CallResolver:
             cls = self.element_class(iterable)
             classes = self.element_classes(iterable) if cls is None else None
             self.mixed.pop(target.value, None)
+            self.element_of.pop(target.value, None)
             if cls is not None:
                 self.local_types[target.value] = cls.qualname
                 self.many.add(target.value)
+                self.element_of[target.value] = iterable
             elif classes:  # the first class is called first; the model calls the others after it
                 self.local_types[target.value] = classes[0]
                 (self.many.add if classes.count(classes[0]) > 1 else self.many.discard)(target.value)
@@ -527,6 +530,7 @@ class CallResolver:
             else:
                 self.local_functions.pop(target.value, None)
             self.many.discard(target.value)
+            self.element_of.pop(target.value, None)
             self.arguments.pop(target.value, None)
             cls = self.instantiated_class(value)
             if cls is not None:
