@@ -199,6 +199,7 @@ class CauseCheck(Vocab):
     CONTEXT_DECORATED_CALL = "context_decorated_call"  # calling a function a config patch decorates (GB0142)
     # making a @contextmanager object with enable_trace_contextlib off (GB0263)
     UNTRACED_CONTEXTMANAGER = "untraced_contextmanager"
+    EXCEPT_STAR_MATCH = "except_star_match"  # an exception reaching `except*` (GB0082)
     DATA_POINTER_COMPARISON = "data_pointer_comparison"  # `a.data_ptr() == b.data_ptr()` (GB5976)
     DATA_POINTER_ARITHMETIC = "data_pointer_arithmetic"  # `a.data_ptr() + n`: Dynamo raises (GB0088)
     CONTEXT_BY_HAND = "context_by_hand"  # a break in a @contextmanager object entered or left by hand (GB0092)

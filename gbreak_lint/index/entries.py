@@ -45,6 +45,9 @@ class EntryPoint:
     isolated: bool = False  # `torch.compile(..., isolate_recompiles=True)`: a code cache of its own
     training: bool | None = None  # the compiled module instance's mode, when the program tells it
     call_lines: tuple[int, ...] = ()  # where the module calls it by `called_as` (empty: not known)
+    # `torch._dynamo.optimize(..., error_on_graph_break=True)`: every break is an error, as in a
+    # call under `error_on_graph_break(True)` (fullgraph's captures are not turned on)
+    error_on_graph_break: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class _EntryFinder(cst.CSTVisitor):
                                            self.construction(instance),
                                            dotted(instance) if instance is not None else None,
                                            dynamic=_dynamic(node), isolated=_compiler_keyword(node, "isolate_recompiles"),
+                                           error_on_graph_break=_compiler_keyword(node, ERROR_ON_GRAPH_BREAK),
                                            training=instance_training(self.mode_switches, instance,
                                                                       self.value_of) if cls else None))
 
@@ -1067,6 +1071,9 @@ def _dynamic(node) -> bool:
     """`dynamic=True` on the compile call (`torch.compile(fn, dynamic=True)`), or on the
     compiler a call applies (`torch.compile(dynamic=True)(fn)`, a decorator)."""
     return _compiler_keyword(node, "dynamic")
+
+
+ERROR_ON_GRAPH_BREAK = "error_on_graph_break"  # torch._dynamo.optimize's keyword
 
 
 def _compiler_keyword(node, name: str) -> bool:

@@ -24,6 +24,7 @@ from ..walk import NESTED_SCOPES, children, find_all, walk
 from .callables import Callables
 from .dict_locals import display_keywords
 from .empty_modules import empty_module
+from .instance_updates import updated_instance
 from .instances import built_at_top, is_optimizer_class
 from .resolve import decorators_wrapper, method_wrapper
 from .frame_values import assigned_names
@@ -205,6 +206,9 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     cls = project.klass(entry.self_class) if entry.self_class else None
     if cls is not None and entry.construction is not None:
         built = built_at_top(project, knowledge.dtype_names, cls, entry.construction, module)
+        if entry.instance_name and entry.instance_name.isidentifier():  # `model.gradient_checkpointing_enable()`
+            built = updated_instance(project, module, cls, built, entry.instance_name,
+                                     min(entry.call_lines) if entry.call_lines else entry.line)
         key = FrameKey(**{**_fields(key), "attributes": built.attrs})
     if not entry.called_as:
         return [EntryCall(key, False)]

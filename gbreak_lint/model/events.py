@@ -1326,6 +1326,11 @@ class FrameBuilder:
         self.ctx.append(Ctx(BlockKind.TRY, line, swallows=tuple(n for h in node.handlers for n in _swallows(h))))
         raises = self._may_raise(node.body)  # (asked before the body binds its names)
         body_ends = self.block(node.body)
+        if isinstance(node, cst.TryStar) and _raises_at_top(node.body) \
+                and self.causes.check_enabled(CauseCheck.EXCEPT_STAR_MATCH):
+            protected = self.ctx.pop()  # (the match runs in the handler, outside the protected body)
+            self.emit_break(self.causes.rule_for_check(CauseCheck.EXCEPT_STAR_MATCH), node.handlers[0], detail="except*")
+            self.ctx.append(protected)
         self.uncertain += 1
         ways = [self.values.snapshot()]  # the body ran through, or one handler ran after it
         for handler in node.handlers if raises else ():
@@ -2427,3 +2432,9 @@ def _swallows(handler: cst.ExceptHandler) -> tuple[str, ...]:
     if kind is None or any(isinstance(n, cst.Name) and n.value in BROAD_EXCEPTIONS for n in names):
         return ("*",)
     return tuple(n.value.split(".")[-1] if isinstance(n, cst.Name) else dotted(n) or "" for n in names)
+
+
+def _raises_at_top(body: cst.BaseSuite) -> bool:
+    """A `raise` statement the block always reaches (not under a branch or a loop)."""
+    return any(isinstance(small, cst.Raise) for stmt in getattr(body, "body", ())
+               if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)

@@ -477,7 +477,8 @@ def _simulate(project: ProjectIndex, knowledge: Knowledge, env: ModelEnv, nested
                 if entry.how.startswith(EXPORT_HOW):
                     tracer.compile_apart(variant.key, entry.function, entry.fullgraph)
                 else:
-                    tracer.compile_entry(variant.key, entry.function, entry.fullgraph, variant.strict)
+                    tracer.compile_entry(variant.key, entry.function, entry.fullgraph,
+                                         variant.strict or entry.error_on_graph_break)
         except RecursionError:
             errors.append(FileError(entry.path, f"{entry.function}: code or call chain too deeply nested to analyse"))
         except Exception as err:  # noqa: BLE001
