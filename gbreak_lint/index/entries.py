@@ -96,6 +96,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.configs: list[ConfigSet] = []
         self.wrapped: list[WrappedCompile] = []
         self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
+        self.finally_depth = 0  # `finally:` blocks the visitor is in
         self.called_at_once: set[int] = set()  # id(call) of calls called where they are made: `f(a)(x)`
         # `torch.compile(fn)` of a parameter `fn` of the function around it
         self.compiled_parameters: list[CompiledParameter] = []
@@ -418,12 +419,25 @@ class _EntryFinder(cst.CSTVisitor):
         if qual in self.k.config_prefixes and target.attr.value == REORDERABLE_CONFIG:
             self._reorderable_set(value, node)  # `config.reorderable_logging_functions = {print}`
             return
-        if not isinstance(value, cst.Name):
+        if not isinstance(value, cst.Name) or self._restoring():
             return
         if qual in self.k.config_prefixes and target.attr.value in self.k.config_flags \
                 and value.value in ("True", "False"):
             self.configs.append(ConfigSet(target.attr.value, value.value == "True",
                                           self.module.path, self.line(node)))
+
+    def visit_Finally(self, node: cst.Finally) -> None:
+        self.finally_depth += 1
+
+    def leave_Finally(self, node: cst.Finally) -> None:
+        self.finally_depth -= 1
+
+    def _restoring(self) -> bool:
+        """A setting in a `finally:` block or a test's `tearDown` puts back what the program
+        changed for the code that ran before it (`config.flag = True; try: test() finally:
+        config.flag = False`): it is not the setting that code ran under."""
+        fn = self.function
+        return self.finally_depth > 0 or fn is not None and fn.name in TEARDOWN_METHODS
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -1074,6 +1088,7 @@ def _dynamic(node) -> bool:
 
 
 ERROR_ON_GRAPH_BREAK = "error_on_graph_break"  # torch._dynamo.optimize's keyword
+TEARDOWN_METHODS = frozenset({"tearDown", "tearDownClass", "doCleanups"})  # unittest's
 
 
 def _compiler_keyword(node, name: str) -> bool:
