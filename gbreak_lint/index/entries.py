@@ -48,6 +48,11 @@ class EntryPoint:
     # `torch._dynamo.optimize(..., error_on_graph_break=True)`: every break is an error, as in a
     # call under `error_on_graph_break(True)` (fullgraph's captures are not turned on)
     error_on_graph_break: bool = False
+    # the lines of module-level code that run the compile site (itself, when it is there; the
+    # calls of the top-level function it is in): a module-level config setting after all of
+    # them does not hold for it. Empty: not known (every setting holds)
+    run_lines: tuple[int, ...] = ()
+    run_by: str | None = None  # the top-level function the compile site is in (None: module level)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class ConfigSet:
     # lines of `path` the setting holds in (a `with config.patch(...)` block, a function a patch
     # decorates); None: from here on, for the whole program
     scope: tuple[int, int] | None = None
+    top_level: bool = False  # a statement of the module's own code (not in a function): ordered
 
 
 class _EntryFinder(cst.CSTVisitor):
@@ -146,6 +152,7 @@ class _EntryFinder(cst.CSTVisitor):
                                            dotted(instance) if instance is not None else None,
                                            dynamic=_dynamic(node), isolated=_compiler_keyword(node, "isolate_recompiles"),
                                            error_on_graph_break=_compiler_keyword(node, ERROR_ON_GRAPH_BREAK),
+                                           run_by=self.stack[0].name if self.stack and self.stack[0] else None,
                                            training=instance_training(self.mode_switches, instance,
                                                                       self.value_of) if cls else None))
 
@@ -210,6 +217,13 @@ class _EntryFinder(cst.CSTVisitor):
         direct = calls(name)
         callers = {fn.name for _, fn in direct if fn is not None and fn.name != name}
         return tuple(sorted({self.line(call) for call, _ in direct + [c for n in callers for c in calls(n)]}))
+
+    def run_lines(self, entry: EntryPoint) -> tuple[int, ...]:
+        """EntryPoint.run_lines: the module-level lines that run the compile site."""
+        if entry.run_by is None:
+            return tuple(sorted({entry.line, *entry.call_lines}))
+        return tuple(sorted({self.line(call) for call, caller in self.named_calls if caller is None
+                             and isinstance(call.func, cst.Name) and call.func.value == entry.run_by}))
 
     def _passed_flags(self, name: str) -> tuple[bool, ...] | None:
         """The True/False values the calls of the enclosing function pass for its parameter
@@ -424,7 +438,7 @@ class _EntryFinder(cst.CSTVisitor):
         if qual in self.k.config_prefixes and target.attr.value in self.k.config_flags \
                 and value.value in ("True", "False"):
             self.configs.append(ConfigSet(target.attr.value, value.value == "True",
-                                          self.module.path, self.line(node)))
+                                          self.module.path, self.line(node), top_level=not self.stack))
 
     def visit_Finally(self, node: cst.Finally) -> None:
         self.finally_depth += 1
@@ -433,11 +447,12 @@ class _EntryFinder(cst.CSTVisitor):
         self.finally_depth -= 1
 
     def _restoring(self) -> bool:
-        """A setting in a `finally:` block or a test's `tearDown` puts back what the program
-        changed for the code that ran before it (`config.flag = True; try: test() finally:
-        config.flag = False`): it is not the setting that code ran under."""
+        """A setting in a function's `finally:` block or a test's `tearDown` puts back what the
+        program changed for the code that ran before it (`config.flag = True; try: run()
+        finally: config.flag = False`): it is not the setting that code ran under. (At module
+        level the settings are ordered against the code they run before: ConfigSet.top_level.)"""
         fn = self.function
-        return self.finally_depth > 0 or fn is not None and fn.name in TEARDOWN_METHODS
+        return fn is not None and (self.finally_depth > 0 or fn.name in TEARDOWN_METHODS)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -1182,6 +1197,7 @@ def walk_entries(project: ProjectIndex, knowledge: Knowledge, module: ModuleInde
     finder.add_passed_functions()
     finder.entries = [replace(e, call_lines=finder.call_lines(e.called_as)) if e.called_as else e
                       for e in finder.entries]
+    finder.entries = [replace(e, run_lines=finder.run_lines(e)) for e in finder.entries]
     compiled = [fn for fn in map(project.function, (e.function for e in finder.entries)) if fn is not None]
     flag_set = any(c.flag == COMPILED_AUTOGRAD_FLAG and c.value for c in finder.configs)
     finder.entries += compiled_autograd_entries(

@@ -169,9 +169,29 @@ def plan_tasks(project: ProjectIndex, entries: tuple[EntryPoint, ...],
         library = entry.how in LIBRARY_ENTRY_KINDS
         under = tuple((cfg.flag, cfg.value) for cfg in scoped
                       if component.get(project.by_path.get(cfg.path, ""), -2) == program and _runs_under(entry, fn, cfg))
-        groups.setdefault((library, program, fn.path if library else "", under), []).append(entry)
-    return tuple(Task(tuple(sorted(group, key=_entry_order)), _with_settings(flags.get(program, start), under), library)
-                 for (library, program, _, under), group in sorted(groups.items()))
+        later = _ordered(entry, configs)
+        base = flags.get(program, start) if later is None else \
+            _flags_by_component(project, tuple(c for c in configs if c not in later), component, start).get(program, start)
+        groups.setdefault((library, program, fn.path if library else "", under, base), []).append(entry)
+    return tuple(Task(tuple(sorted(group, key=_entry_order)), _with_settings(base, under), library)
+                 for (library, program, _, under, base), group in sorted(groups.items(), key=_group_order))
+
+
+def _ordered(entry: EntryPoint, configs: tuple[ConfigSet, ...]) -> tuple[ConfigSet, ...] | None:
+    """The module-level settings of the entry's own file made after the last line that runs
+    it (`run(); config.flag = False`), which do not hold for it; None when there are none or
+    the lines that run it are not known."""
+    if not entry.run_lines:
+        return None
+    last = max(entry.run_lines)
+    after = tuple(cfg for cfg in configs if cfg.top_level and cfg.scope is None and cfg.path == entry.path
+                  and cfg.line > last)
+    return after or None
+
+
+def _group_order(item) -> tuple:
+    (library, program, path, under, base), _ = item
+    return library, program, path, under, tuple(sorted(base))
 
 
 def _runs_under(entry: EntryPoint, fn: FunctionInfo, cfg: ConfigSet) -> bool:
