@@ -12,7 +12,7 @@ from ..diagnostics import Span
 from ..knowledge import Knowledge
 from ..vocab import ASSUMED_ENTRY, NAMED_ENTRY
 from .compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG, HOW as COMPILED_AUTOGRAD, compiled_autograd_entries
-from .names import FULLGRAPH_KEYWORDS, binding_counts, dotted, keyword_true, string_key, unpacked
+from .names import FULLGRAPH_KEYWORDS, binding_counts, dotted, is_super, keyword_true, string_key, unpacked
 from .project import SAME_INSTANCE_METHODS, ProjectIndex, is_nn_module, is_property
 from .symbols import MODULE_BODY, ClassInfo, FunctionInfo, ModuleIndex, module_body
 from ..walk import NESTED_SCOPES, find_all, walk
@@ -110,6 +110,7 @@ class _EntryFinder(cst.CSTVisitor):
         # `self.check(f, x)` in a method, written as `check(self, f, x)` (arguments at the
         # positions of the method's parameters), the method's name, and where
         self.method_calls: list[tuple[cst.Call, FunctionInfo, str]] = []
+        self.super_calls: list[tuple[cst.Call, FunctionInfo, str]] = []  # `super().m(...)`, as `m(self, ...)`
         self.written_as: dict[int, cst.Call] = {}  # id(such a call) -> the call in the tree
         self.loop_items: dict[str, tuple[cst.BaseExpression, ...]] = {}  # `for m in [A(), B()]:` -> items
         self.loop_nodes: dict[str, cst.For] = {}  # loop name -> its loop
@@ -463,9 +464,12 @@ class _EntryFinder(cst.CSTVisitor):
             self._note_call_site(node)
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value in ("self", "cls") and self.function is not None:
-            as_function = node.with_changes(args=(cst.Arg(func.value), *node.args))
+            as_function = self._with_receiver(node, func.value)
             self.method_calls.append((as_function, self.function, func.attr.value))
-            self.written_as[id(as_function)] = node
+            self._note_call_site(as_function)
+        elif isinstance(func, cst.Attribute) and is_super(func.value) and self.function is not None:
+            as_function = self._with_receiver(node, cst.Name("self"))  # `super().__init__(fn)`
+            self.super_calls.append((as_function, self.function, func.attr.value))
             self._note_call_site(as_function)
         self._reorderable(node)
         self._config_patch(node)
@@ -667,26 +671,33 @@ class _EntryFinder(cst.CSTVisitor):
         `run(Model(), x)`, or in `for fn in (f1, f2): run(fn, x)`: each function (or module's
         forward) the module passes for the parameter is compiled (a test's helper)."""
         for compiled in self.compiled_parameters:
-            fn, param = compiled.function, compiled.param
-            names = [p.name for p in fn.params if p.kind == "positional"]
-            calls = self._calls_in_module(fn)
-            for call, caller in calls:
-                arg = call_argument(call, param, names.index(param) if param in names else None)
-                settings, forwarded = self._settings_at(compiled, call, caller, 0, self.module)
-                if arg is None:  # left at its default (`run(x)` of `def run(x, fn=chatty)`)
-                    self._default_compiled(compiled, settings)
-                    continue
-                if caller is not None and isinstance(arg, cst.Name) \
-                        and arg.value not in self.call_loop_items.get(id(call), {}) \
-                        and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
-                    self._passed_on(compiled, caller, arg.value, settings, forwarded, depth=1)
-                    continue
-                for value, row_settings in self._rows_with_settings(compiled, call, arg, settings):
-                    for fullgraph in row_settings:
-                        self._passed_value(value, call, caller, compiled.node, fullgraph, compiled.how)
-            if not calls:  # a test method unittest runs: its defaults
-                self._default_compiled(compiled, None)
-            self._passed_from_importers(compiled)
+            self._passed_in_module(compiled)
+
+    def _passed_in_module(self, compiled: CompiledParameter, depth: int = 0) -> None:
+        """What this module's calls of the helper pass for its parameter (a method's callers
+        include a subclass's `super().__init__(fn)`), and what other modules pass."""
+        if depth > MAX_FLAG_HOPS:
+            return
+        fn, param = compiled.function, compiled.param
+        names = [p.name for p in fn.params if p.kind == "positional"]
+        calls = self._calls_in_module(fn)
+        for call, caller in calls:
+            arg = call_argument(call, param, names.index(param) if param in names else None)
+            settings, forwarded = self._settings_at(compiled, call, caller, 0, self.module)
+            if arg is None:  # left at its default (`run(x)` of `def run(x, fn=chatty)`)
+                self._default_compiled(compiled, settings)
+                continue
+            if caller is not None and isinstance(arg, cst.Name) \
+                    and arg.value not in self.call_loop_items.get(id(call), {}) \
+                    and arg.value in {p.name for p in caller.params}:  # `def check(fn): run(fn, x)`: its callers'
+                self._passed_on(compiled, caller, arg.value, settings, forwarded, depth=depth + 1)
+                continue
+            for value, row_settings in self._rows_with_settings(compiled, call, arg, settings):
+                for fullgraph in row_settings:
+                    self._passed_value(value, call, caller, compiled.node, fullgraph, compiled.how)
+        if not calls:  # a test method unittest runs: its defaults
+            self._default_compiled(compiled, None)
+        self._passed_from_importers(compiled)
 
     def _calls_in_module(self, fn: FunctionInfo) -> list[tuple[cst.Call, FunctionInfo | None]]:
         """The module's calls of `fn`: by its name, or, a method, through `self` in its class
@@ -696,6 +707,9 @@ class _EntryFinder(cst.CSTVisitor):
         if fn.class_qualname is not None:
             calls += [(call, caller) for call, caller, name in self.method_calls
                       if name == fn.name and self._in_class_of(caller, fn.class_qualname)]
+            calls += [(call, caller) for call, caller, name in self.super_calls  # a subclass's `super().m(...)`
+                      if name == fn.name and caller.class_qualname != fn.class_qualname
+                      and self._in_class_of(caller, fn.class_qualname)]
         if fn.name == "__init__":
             calls += self._constructions_of(fn)
         return calls
@@ -709,12 +723,18 @@ class _EntryFinder(cst.CSTVisitor):
             cls = self.project.lookup(self.project.qualify(call.func, self.module, caller))
             if not isinstance(cls, ClassInfo) or self.project.method(cls, "__init__") is not init:
                 continue
-            as_init = call.with_changes(args=(cst.Arg(cst.Name("self")), *call.args))
-            self.written_as[id(as_init)] = call
+            as_init = self._with_receiver(call, cst.Name("self"))
             self.call_locals[id(as_init)] = self.call_locals.get(id(call), {})
             self.call_loop_items[id(as_init)] = self.call_loop_items.get(id(call), {})
             calls.append((as_init, caller))
         return calls
+
+    def _with_receiver(self, call: cst.Call, receiver: cst.BaseExpression) -> cst.Call:
+        """The call as a call of the method's function: `self.m(a)` / `super().m(a)` /
+        `Cls(a)` (of `__init__`) as `m(self, a)`, remembered as written."""
+        as_function = call.with_changes(args=(cst.Arg(receiver), *call.args))
+        self.written_as[id(as_function)] = call
+        return as_function
 
     def _in_class_of(self, caller: FunctionInfo, class_qualname: str) -> bool:
         cls = self.project.klass(caller.class_qualname)
@@ -794,13 +814,15 @@ class _EntryFinder(cst.CSTVisitor):
     def _passed_on(self, compiled: CompiledParameter, caller: FunctionInfo, param: str,
                    settings: tuple[bool, ...], forwarded: str | None, depth: int) -> None:
         """A helper passing on its own parameter `param`: what its callers pass for it, with the
-        fullgraph setting this call gives (or the caller's parameter it passes on for it)."""
+        fullgraph setting this call gives (or the caller's parameter it passes on for it). A
+        method's callers are in its module (`Scaled(f)` of a subclass passing `fn` on through
+        `super().__init__(fn)`); a function's may be anywhere."""
+        follow = self._passed_in_module if caller.class_qualname is not None else self._passed_from_importers
         if forwarded is not None:
-            self._passed_from_importers(replace(compiled, function=caller, param=param, flag=forwarded), depth)
+            follow(replace(compiled, function=caller, param=param, flag=forwarded), depth)
             return
         for fullgraph in settings:
-            self._passed_from_importers(replace(compiled, function=caller, param=param, fullgraph=fullgraph,
-                                                flag=None), depth)
+            follow(replace(compiled, function=caller, param=param, fullgraph=fullgraph, flag=None), depth)
 
     def _constant_named(self, name: str, module: ModuleIndex) -> cst.BaseExpression | None:
         value = module.values.get(name) if name not in module.reassigned else None

@@ -46,6 +46,11 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def is_super(expr: cst.BaseExpression) -> bool:
+    """`super()` or `super(Cls, self)`: what a method calls its base class's methods through."""
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
+
+
 def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
     """Absolute module named by `from <level dots><target> import ...` inside `module`."""
     parts = module.split(".")

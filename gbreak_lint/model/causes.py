@@ -21,7 +21,8 @@ from .callables import context_wrapped, nonrecursive
 from .frame_values import constant_display, free_names, single_store
 from .held_objects import HeldValues
 from .class_body import class_body_values
-from .instances import EACH, built_at_top, is_optimizer_class, optimizer_method_parts
+from .sequentials import MAX_UNROLLED_ELEMENTS
+from .instances import EACH, built_at_top, element_count, element_objects, is_optimizer_class, optimizer_method_parts
 from .number_arguments import tensor_in_number_parameter
 from .opaque_arguments import argument_kind
 from .partials import PARTIAL, partial_bindings, through_partials
@@ -46,6 +47,7 @@ class CauseMatcher:
         self.b = builder
         self.k = env.knowledge
         self.later_element = False  # keying a call of a container's later class (its input needs grad)
+        self.element_variant: int | None = None  # keying a call of a module list's element built otherwise
 
     # -- catalog access --------------------------------------------------------------
     def rule_for_check(self, check: CauseCheck):
@@ -226,11 +228,10 @@ class CauseMatcher:
         if target is not None:
             self._project_call(node, target)
             for other in b.resolver.other_element_targets(node.func):  # the loop's other classes
-                self.later_element = True  # (given a layer's output: not the loop's first input)
-                try:
-                    self._project_call(node, other)
-                finally:
-                    self.later_element = False
+                self._later_element_call(node, other)
+            if target.instance == "*" and isinstance(node.func, cst.Name):  # elements built otherwise
+                for index in self._other_element_variants(node.func):
+                    self._later_element_call(node, target, index)
             return
         if self._module_base_init(node):
             b.emit_break(self.rule_for_check(CauseCheck.UNINITIALIZED_MODULE), node)
@@ -415,6 +416,11 @@ class CauseMatcher:
             return False
         span = self.b.span(node)
         loop = (Ctx(BlockKind.LOOP, span.line),)  # `for module in self:`: a break there does not nest
+        held = self.b.values.value(node.func)
+        container = held.value if held is not None and isinstance(held.value, Obj) else Obj("")
+        built = element_count(container)
+        if len(elements) == 1 and built is not None:  # `Sequential(*[Block(cfg) for _ in range(n)])`
+            elements = elements * max(0, min(built, MAX_UNROLLED_ELEMENTS))
         events = []
         for position, cls in enumerate(elements):
             fn = self.env.project.method(cls, "forward") if cls else None
@@ -426,6 +432,7 @@ class CauseMatcher:
             key = FrameKey(fn.qualname, params,
                            instance=f"{self.b.resolver.instance_name(node.func)}[{position}]",
                            training=self.b.key.training,  # sub-modules share the mode
+                           attributes=_element_built(container, position),
                            plain_inputs=params if given is not None and self.b.grad_leaks.is_plain(given) else frozenset())
             self.env.frame(key)
             events.append(Event(EventKind.CALL, span, loop, target=key))
@@ -1893,13 +1900,44 @@ class CauseMatcher:
             or isinstance(first.value, cst.Name) and not first.star and bool(params) \
             and params[0].kind == "positional" and first.value.value == params[0].name
 
+    def _later_element_call(self, node: cst.Call, target: CallTarget, variant: int | None = None) -> None:
+        """The loop's call of a later element: another class, or one built with other values."""
+        self.later_element, self.element_variant = True, variant  # (given a layer's output)
+        try:
+            self._project_call(node, target)
+        finally:
+            self.later_element, self.element_variant = False, None
+
     def _element_attributes(self, func: cst.BaseExpression) -> tuple:
-        """What every element of a module list holds, when each was built alike (instances.EACH)."""
+        """What the element called holds: `self.blocks[2]` its own object, the loop's name the
+        first element's (the others are called as variants); what all share when the index is
+        unknown (instances.EACH, ITEMS)."""
         container = func.value if isinstance(func, cst.Subscript) else \
             self.b.resolver.element_of.get(func.value) if isinstance(func, cst.Name) else None
         held = self.b.values.value(container) if container is not None else None
-        each = held.value.get(EACH) if held is not None and isinstance(held.value, Obj) else None
+        if held is None or not isinstance(held.value, Obj):
+            return ()
+        index = self.element_variant
+        if index is None:
+            index = self._constant_index(func) if isinstance(func, cst.Subscript) else 0
+        own = _element_object(held.value, index)
+        if own is not None:
+            return own.attrs
+        each = held.value.get(EACH)
         return each.value.attrs if each is not None and isinstance(each.value, Obj) else ()
+
+    def _constant_index(self, func: cst.Subscript) -> int | None:
+        if len(func.slice) != 1 or not isinstance(func.slice[0].slice, cst.Index):
+            return None
+        known = self.b.values.value(func.slice[0].slice.value)
+        return known.value if known is not None and type(known.value) is int else None
+
+    def _other_element_variants(self, func: cst.Name) -> list[int]:
+        """The positions of a loop's module list elements built unlike every earlier one."""
+        container = self.b.resolver.element_of.get(func.value)
+        held = self.b.values.value(container) if container is not None else None
+        objs = element_objects(held.value) if held is not None and isinstance(held.value, Obj) else ()
+        return [i for i, obj in enumerate(objs) if i and obj not in objs[:i]]
 
     def _global_instance_attributes(self, name: str, target: CallTarget) -> tuple:
         value = self.b.module.values.get(name)
@@ -2577,6 +2615,22 @@ def _bool_arg(call: cst.Call) -> bool:
     if call.args and isinstance(call.args[0].value, cst.Name):
         return call.args[0].value.value != "False"
     return True
+
+
+def _element_built(container: Obj, position: int) -> tuple:
+    """What a module container's element at `position` was built with: its own object, or
+    what every element shares."""
+    own = _element_object(container, position)
+    each = container.get(EACH)
+    if own is None and each is not None and isinstance(each.value, Obj):
+        own = each.value
+    return own.attrs if own is not None else ()
+
+
+def _element_object(container: Obj, index: int | None) -> Obj | None:
+    """The object a module list built element by element holds at `index` (negative: from the end)."""
+    objs = element_objects(container)
+    return objs[index] if index is not None and -len(objs) <= index < len(objs) else None
 
 
 def _first(pair: tuple) -> str:

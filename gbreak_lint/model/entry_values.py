@@ -204,12 +204,19 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     if module is None:
         return [EntryCall(key, False)]
     cls = project.klass(entry.self_class) if entry.self_class else None
-    if cls is not None and entry.construction is not None:
-        built = built_at_top(project, knowledge.dtype_names, cls, entry.construction, module)
-        if entry.instance_name and entry.instance_name.isidentifier():  # `model.gradient_checkpointing_enable()`
-            built = updated_instance(project, module, cls, built, entry.instance_name,
-                                     min(entry.call_lines) if entry.call_lines else entry.line)
-        key = FrameKey(**{**_fields(key), "attributes": built.attrs})
+    built = built_at_top(project, knowledge.dtype_names, cls, entry.construction, module) \
+        if cls is not None and entry.construction is not None else None
+    updated = entry.instance_name is not None and entry.instance_name.isidentifier()
+
+    def attributes_at(line: int) -> tuple:
+        """The instance's attributes when the program calls it at `line`, after what it stored
+        on it before (`model.gradient_checkpointing_enable()`, `m.check = True`)."""
+        assert cls is not None and built is not None
+        return (updated_instance(project, module, cls, built, entry.instance_name or "", line) if updated else built).attrs
+
+    if built is not None:
+        key = FrameKey(**{**_fields(key), "attributes": attributes_at(
+            min(entry.call_lines) if entry.call_lines else entry.line)})
     if not entry.called_as:
         return [EntryCall(key, False)]
     variants: list[EntryCall] = []
@@ -229,6 +236,8 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
         made = _with_call_site(project, knowledge, module, called, found.call, cls is not None,
                                found.local_values, found.caller)
         made = FrameKey(**{**_fields(made), "global_state": tuple(sorted(found.state))})
+        if built is not None and updated and made.attributes == key.attributes:  # (stores between calls)
+            made = FrameKey(**{**_fields(made), "attributes": attributes_at(_line_of(module, found))})
         # the code's own reset restarts the compile ids, and its resume function takes the
         # first: the second call compiles under a new id, later ones repeat the second's
         again = resets_itself and bool(variants) and found.resets == resets
@@ -240,6 +249,11 @@ def _call_variants(project: ProjectIndex, knowledge: Knowledge, entry: EntryPoin
     if not variants and eager_calls:
         return []  # every call runs under a stance that compiles nothing
     return _agreed_contents(variants[:MAX_VARIANTS]) or [EntryCall(key, False)]
+
+
+def _line_of(module, found: _Call) -> int:
+    anchor = (found.caller.node, found.caller.def_line) if found.caller is not None else None
+    return module.parsed.span(found.call, anchor).line
 
 
 def _calls_of_binding(module, entry: EntryPoint, calls: list[_Call]) -> list[_Call]:

@@ -25,6 +25,7 @@ from .resolve import CallResolver
 from .tensors import TensorScope, comprehension_element, target_names
 from .frame_values import (FrameValues, assigned_names, constant_display, display_size, loaded_names, names_inner_scopes_read)
 from .liveness import descendants, live_after, pending_operands, statement_reads
+from .instance_values import is_reporting_call
 from .types import Ctx, Event, FrameInfo, FrameKey, LambdaBody
 from .undefined import BUILTIN_NAMES, bound_at_top, undefined_names
 from .side_effects import declared_outer, escaping_generator_calls, outer_write
@@ -41,6 +42,7 @@ COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp:
 
 # frame builds under way past which a comprehension's element callee is not built ahead
 MAX_ELEMENT_BUILD_DEPTH = 8
+MAX_RAISE_DEPTH = 4  # calls followed down to a `raise` that leaves them (an except* body)
 
 
 
@@ -625,6 +627,8 @@ class FrameBuilder:
             fields.setdefault("condition", " and ".join(self.conditions))
         if kind in (EventKind.CALL, EventKind.BREAK):
             self.break_points[len(self.events)] = node
+            if kind == EventKind.CALL and isinstance(node, cst.Call):  # (a break in the callee: GBL624)
+                fields.setdefault("hands_module_generator", self._module_generator_argument(node))
             held = {**dict.fromkeys(self.new_methods, CauseCheck.LIVE_NEW_OBJECT_METHOD),
                     **dict.fromkeys(self.outputs.context_objects(), CauseCheck.LIVE_CONTEXT_OBJECT)}
             if held:
@@ -1308,6 +1312,12 @@ class FrameBuilder:
                 return True
         return False
 
+    def _callee_raises(self, start: int) -> bool:
+        """Does a call made since event `start`, always run, reach a `raise` every trace of its
+        frame meets, uncaught there (`try: y = check(y)` of a check raising on these shapes)?"""
+        return any(ev.kind == EventKind.CALL and ev.target is not None and not ev.condition
+                   and _raises_uncaught(self.env.frame(ev.target), self.env) for ev in self.events[start:])
+
     def loop_body(self, node, body) -> None:
         start = len(self.events)
         if self.yields_seen < self.key.skip_yields and find_all(body, (cst.Yield,), skip=NESTED_SCOPES):
@@ -1322,11 +1332,11 @@ class FrameBuilder:
 
     def stmt_Try(self, node) -> None:
         line = self.line(node)
-        self.values.forget_try(node.body)  # a handler may run after any statement of the body
         self.ctx.append(Ctx(BlockKind.TRY, line, swallows=tuple(n for h in node.handlers for n in _swallows(h))))
         raises = self._may_raise(node.body)  # (asked before the body binds its names)
+        start, before = len(self.events), self.values.snapshot()
         body_ends = self.block(node.body)
-        if isinstance(node, cst.TryStar) and _raises_at_top(node.body) \
+        if isinstance(node, cst.TryStar) and (_raises_at_top(node.body) or self._callee_raises(start)) \
                 and self.causes.check_enabled(CauseCheck.EXCEPT_STAR_MATCH):
             protected = self.ctx.pop()  # (the match runs in the handler, outside the protected body)
             self.emit_break(self.causes.rule_for_check(CauseCheck.EXCEPT_STAR_MATCH), node.handlers[0], detail="except*")
@@ -1334,9 +1344,10 @@ class FrameBuilder:
         self.uncertain += 1
         ways = [self.values.snapshot()]  # the body ran through, or one handler ran after it
         for handler in node.handlers if raises else ():
-            self.values.restore(ways[0])
-            self.block(handler.body)
-            ways.append(self.values.snapshot())
+            self.values.restore(before)
+            self.values.forget_try(node.body)  # (it may run after any statement of the body)
+            if not self.block(handler.body):  # (one that raises or returns leaves no values after the try)
+                ways.append(self.values.snapshot())
         self.values.merge(ways)
         self.uncertain -= 1
         self.ctx.pop()
@@ -2312,9 +2323,6 @@ def out_argument(call: cst.Call) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
 
 
-REPORTING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
-
-
 def _is_flag(test) -> TypeGuard[cst.Attribute]:
     """`self.verbose`, `self.config.output_attentions`, `args.debug`: an attribute chain."""
     node = test
@@ -2350,12 +2358,7 @@ def _only_reports(body) -> bool:
 def _is_report(small) -> bool:
     if isinstance(small, (cst.Raise, cst.Pass)):
         return True
-    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
-        return False
-    func = small.value.func
-    if isinstance(func, cst.Name):
-        return func.value == "print"
-    return isinstance(func, cst.Attribute) and func.attr.value in REPORTING_METHODS
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and is_reporting_call(small.value)
 
 
 def _source(expr: cst.BaseExpression) -> str:
@@ -2432,6 +2435,21 @@ def _swallows(handler: cst.ExceptHandler) -> tuple[str, ...]:
     if kind is None or any(isinstance(n, cst.Name) and n.value in BROAD_EXCEPTIONS for n in names):
         return ("*",)
     return tuple(n.value.split(".")[-1] if isinstance(n, cst.Name) else dotted(n) or "" for n in names)
+
+
+def _raises_uncaught(info, env, depth: int = 0) -> bool:
+    """A frame's events reach an exception leaving it: a raise outside any try, under no
+    condition, or a call of such a frame (a few calls deep)."""
+    if info is None or depth > MAX_RAISE_DEPTH:
+        return False
+    for ev in info.events:
+        if ev.condition or any(c.kind == BlockKind.TRY for c in ev.ctx):
+            continue
+        if ev.kind == EventKind.BREAK and ev.break_kind == BreakKind.EXCEPTION:
+            return True
+        if ev.kind == EventKind.CALL and ev.target is not None and _raises_uncaught(env.frame(ev.target), env, depth + 1):
+            return True
+    return False
 
 
 def _raises_at_top(body: cst.BaseSuite) -> bool:

@@ -287,8 +287,8 @@ class FrameValues:
         self._keep_invariant(body, assigned_names(body) | loop_vars, loop_vars)
 
     def forget_try(self, body: cst.CSTNode) -> None:
-        """Before a try body, whose handlers may run after any of its statements: the names it
-        rebinds are unknown, except one bound once to the value it already held."""
+        """In a try's handler, which may run after any statement of the body: the names the
+        body rebinds are unknown, except one bound once to the value it already held."""
         counts = binding_counts(body)
         self._keep_invariant(body, set(counts), {n for n, c in counts.items() if c > 1})
 

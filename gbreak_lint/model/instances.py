@@ -15,7 +15,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from ..index.names import decorator_callee
+from ..index.names import decorator_callee, is_super
 from ..index.project import ProjectIndex
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
@@ -31,6 +31,10 @@ MAX_DEPTH = 4
 MODULE_LISTS = frozenset({"torch.nn.ModuleList", "torch.nn.modules.container.ModuleList",
                           "torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 EACH = "*"  # the attribute of a module list's value holding what every element is built with
+# ... and, when the elements were built differently (`[Block(Cfg(False)), Block(Cfg(True))]`),
+# the one holding each element's own object in order: Dynamo traces each with its own attributes
+ITEMS = "*items"
+LENGTH = "*len"  # how many elements a comprehension built (`[Block(cfg) for _ in range(n)]`), when known
 
 
 class Constructor:
@@ -137,9 +141,7 @@ class Constructor:
     def _super_init(self, call: cst.Call, scope: "Scope", cls: ClassInfo) -> ClassInfo | None:
         """`super().__init__(...)`: the next project class in the MRO that defines __init__."""
         func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"
-                and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name)
-                and func.value.func.value == "super"):
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__" and is_super(func.value)):
             return None
         for base in self.project.mro(cls)[1:]:
             if "__init__" in base.methods:
@@ -261,7 +263,37 @@ class Scope:
         if not objs or len(objs) != len(calls) or len({o.cls for o in objs}) != 1:
             return None
         shared = [kv for kv in objs[0].attrs if all(o.get(kv[0]) == kv[1] for o in objs[1:])]
-        return Const(Obj(qual, ((EACH, Const(Obj(objs[0].cls, tuple(shared)))),)))
+        each = (EACH, Const(Obj(objs[0].cls, tuple(shared))))
+        if len(set(objs)) == 1:
+            length = self._comprehension_length(call)
+            return Const(Obj(qual, (each,) + (((LENGTH, length),) if length is not None else ())))
+        return Const(Obj(qual, (each, (ITEMS, Const(tuple(objs))))))
+
+
+    def _comprehension_length(self, call: cst.Call) -> Const | None:
+        """The count of `[Block(cfg) for _ in range(n)]` when `n` is known here."""
+        made = call.args[0].value
+        if not isinstance(made, (cst.ListComp, cst.GeneratorExp)) or made.for_in.inner_for_in or made.for_in.ifs:
+            return None
+        it = made.for_in.iter
+        if not isinstance(it, cst.Call) or self.qualify(it.func) != "builtins.range" or len(it.args) != 1:
+            return None
+        count = self.value(it.args[0].value)
+        return count if count is not None and type(count.value) is int else None
+
+
+def element_objects(container: Obj) -> tuple[Obj, ...]:
+    """The objects a module list built element by element holds, in order (ITEMS); () when
+    its elements were built alike."""
+    items = container.get(ITEMS)
+    held = items.value if items is not None and isinstance(items.value, tuple) else ()
+    return tuple(o for o in held if isinstance(o, Obj))
+
+
+def element_count(container: Obj) -> int | None:
+    """How many elements a module list's comprehension built, when known (LENGTH)."""
+    length = container.get(LENGTH)
+    return length.value if length is not None and type(length.value) is int else None
 
 
 def _module_list_items(call: cst.Call) -> tuple[list[cst.Call], set[str]] | None:

@@ -14,6 +14,8 @@ from ..index.symbols import ModuleIndex
 from ..walk import NESTED_SCOPES, find_all
 from .values import literal
 
+MAX_UNROLLED_ELEMENTS = 64  # (elements past it add no frame the first ones do not)
+
 
 def subclass_items(project: ProjectIndex, containers: frozenset[str], made: cst.Call,
                    module: ModuleIndex) -> tuple[list[cst.BaseExpression], ModuleIndex] | None:
@@ -104,6 +106,6 @@ def starred_items(expr: cst.BaseExpression) -> list:
         count = 1
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
                 and len(it.args) == 1 and (n := literal(it.args[0].value)) is not None:
-            count = max(0, min(int(n.value), 64))  # type: ignore[call-overload]  # a literal count
+            count = max(0, min(int(n.value), MAX_UNROLLED_ELEMENTS))  # type: ignore[call-overload]  # a literal count
         return [expr.elt] * count
     return [expr]

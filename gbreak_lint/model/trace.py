@@ -15,7 +15,7 @@ from ..diagnostics import ChainLink
 from ..vocab import HARD_ERROR, BlockKind, BreakKind, CallMode, CauseCheck, EventKind, Fate, Outcome, StrictReason
 from .env import ModelEnv
 from .global_state import GRAD_OFF
-from .instance_values import reads_instance_values_between, reads_self_attributes
+from .instance_values import reads_instance_values_between, reads_self_attributes, reported_only_attributes
 from .resolve import holds_parameters, is_nn_module
 from .types import Ctx, Event, FrameInfo, FrameKey
 from .values import PASSED_UNKNOWN, Const, Keywords
@@ -354,7 +354,10 @@ class Tracer:
         # for a subclass compiles again for the base
         runtime = key.self_class or (fn.class_qualname if fn is not None else None) or ""
         runtime = runtime if reads_self_attributes(self.env.project, key.qualname) else ""
-        return consts, key.attributes, key.training, key.cells, passed, self.global_state, runtime, key.shapes
+        cls = self.env.project.klass(key.self_class or (fn.class_qualname if fn is not None else None))
+        unread = reported_only_attributes(self.env.project, cls) if cls is not None else frozenset()
+        attributes = tuple(kv for kv in key.attributes if kv[0] not in unread)
+        return consts, attributes, key.training, key.cells, passed, self.global_state, runtime, key.shapes
 
     def _has_tensor_inputs(self, key: FrameKey, info: FrameInfo) -> bool:
         """Dynamo only compiles a frame with tensor-related inputs or a torch module global
