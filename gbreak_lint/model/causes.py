@@ -1,6 +1,7 @@
 """Match calls, assignments and `with` items against the break-cause catalog and knowledge."""
 from __future__ import annotations
 
+import builtins
 import re
 from collections import Counter
 from dataclasses import replace
@@ -11,7 +12,7 @@ from ..index.symbols import ClassInfo, FunctionInfo
 from ..index.entries import REORDERABLE, call_argument
 from ..index.compiled_autograd import CONFIG_FLAG as COMPILED_AUTOGRAD_FLAG
 from ..index.project import SAME_INSTANCE_METHODS
-from ..index.names import FULLGRAPH_KEYWORDS, decorator_callee, is_none_literal, keyword_true
+from ..index.names import FULLGRAPH_KEYWORDS, decorator_callee, is_none_literal, is_super, keyword_true
 from ..vocab import BlockKind, BreakKind, CallMode, CauseCheck, EventKind
 from ..walk import NESTED_SCOPES, STRING_NODES, children, find_all
 from .attributes import getattr_override, global_hook_key, property_getter, property_setter, setattr_override
@@ -236,6 +237,12 @@ class CauseMatcher:
         if self._module_base_init(node):
             b.emit_break(self.rule_for_check(CauseCheck.UNINITIALIZED_MODULE), node)
             return
+        if self._exception_base_init(node):
+            rule = self.rule_for_check(CauseCheck.EXCEPTION_BASE_INIT)
+            explicit = not is_super(node.func.value)  # type: ignore[attr-defined]  # (`Exception.__init__(self, ...)`)
+            b.emit_break(rule, node, detail=_source_of(node.func),
+                         gb_code=rule.gb_code_when.get("explicit_base") if explicit else None)
+            return
         if self._container_call(node):
             return
         lam = self.lambda_frame(node)
@@ -247,7 +254,7 @@ class CauseMatcher:
                               (self.k.module_tracing_functions, CauseCheck.TRACED_MODULE_CALL)):
             if self._torchscript_module(node.func, makers) and self.check_enabled(check):
                 b.emit_break(self.rule_for_check(check), node,
-                             detail=cst.Module([]).code_for_node(node.func) + "(...)")
+                             detail=_source_of(node.func) + "(...)")
                 return
         held = self._held_layer(node.func)
         if held or b.scope.is_tensor(node) and not b.star_tuple(node):
@@ -319,6 +326,19 @@ class CauseMatcher:
         if self.b.function.name != "__init__" or resolver.cls is None or not resolver.is_nn_module(resolver.cls):
             return False
         return self.check_enabled(CauseCheck.UNINITIALIZED_MODULE)
+
+    def _exception_base_init(self, node: cst.Call) -> bool:
+        """`super().__init__(msg)` (or `ValueError.__init__(self, msg)`) in the `__init__` of a
+        class whose bases outside the project are builtin exceptions: Dynamo, building the
+        exception, cannot call the builtin `__init__` (GBL626)."""
+        func, resolver = node.func, self.b.resolver
+        if self.b.function.name != "__init__" or resolver.cls is None or not isinstance(func, cst.Attribute) \
+                or func.attr.value != "__init__" or not self.check_enabled(CauseCheck.EXCEPTION_BASE_INIT):
+            return False
+        external = self.env.project.external_bases(resolver.cls)
+        if not external or not all(_builtin_exception(name) for name in external):
+            return False
+        return is_super(func.value) or _builtin_exception(resolver.qualify(func.value) or "")
 
     def _callback_call(self, node: cst.Call, qual: str | None) -> None:
         """`map(f, xs)`, `filter(f, xs)`, `functools.reduce(f, xs)`, `sorted(xs, key=f)`,
@@ -930,7 +950,7 @@ class CauseMatcher:
         if not called or not self.check_enabled(CauseCheck.NON_CALLABLE_CALL):
             return False
         self.b.emit_break(self.rule_for_check(CauseCheck.NON_CALLABLE_CALL), node,
-                          detail=cst.Module([]).code_for_node(func))
+                          detail=_source_of(func))
         return True
 
     def _data_pointer_argument(self, node: cst.Call, qual: str | None) -> bool:
@@ -991,7 +1011,7 @@ class CauseMatcher:
             self.b.raises(node, "RuntimeError")
         elif self.check_enabled(CauseCheck.SYMBOLIC_CHECK):
             self.b.emit_break(self.rule_for_check(CauseCheck.SYMBOLIC_CHECK), node,
-                              detail=cst.Module([]).code_for_node(condition))
+                              detail=_source_of(condition))
         return True
 
     def _shallow_copy(self, node: cst.Call, qual: str | None) -> bool:
@@ -1002,7 +1022,7 @@ class CauseMatcher:
         if gb_code is None or not self.check_enabled(CauseCheck.SHALLOW_COPY):
             return False
         self.b.emit_break(self.rule_for_check(CauseCheck.SHALLOW_COPY), node, gb_code=gb_code,
-                          detail=cst.Module([]).code_for_node(node.args[0].value))
+                          detail=_source_of(node.args[0].value))
         return True
 
     def _copied_kind(self, expr: cst.BaseExpression) -> str | None:
@@ -1265,7 +1285,7 @@ class CauseMatcher:
         if not twice or not self.b.scope.is_tensor(twice[0]) or not self.b.grad_leaks.needs_grad(twice[0]):
             return False
         self.b.emit_break(self.rule_for_check(CauseCheck.DUPLICATE_APPLY_INPUT), node,
-                          detail=cst.Module([]).code_for_node(node.func))
+                          detail=_source_of(node.func))
         return True
 
     def _custom_derivative(self, node: cst.Call, forward: FunctionInfo) -> bool:
@@ -2053,7 +2073,7 @@ class CauseMatcher:
         wrapped = value.args[0].value
         how = "instance" if self._makes_instance(wrapped, module) else \
             ("nonrecursive" if nonrecursive(value) else "recursive")
-        self._emit_disabled(node, how, cst.Module([]).code_for_node(node.func))
+        self._emit_disabled(node, how, _source_of(node.func))
         return True
 
     def _patched_disabled(self, module) -> dict[str, cst.Call]:
@@ -2392,7 +2412,7 @@ class CauseMatcher:
         span = self.b.span(item)
         if any(ev.kind == EventKind.BREAK and ev.span == span and ev.break_kind == BreakKind.RESUMABLE
                for ev in self.b.events):
-            return self.b.resolver.qualify(item.func) or cst.Module([]).code_for_node(item.func)
+            return self.b.resolver.qualify(item.func) or _source_of(item.func)
         cls = self.b.resolver.instantiated_class(item)
         if cls is None or self.env.project.method(cls, "__enter__") is None:
             return None
@@ -2431,7 +2451,7 @@ class CauseMatcher:
         at = self._resumed_after(call)
         if at is None or self._enterable_from_input(call, target.function):
             return None
-        return cst.Module([]).code_for_node(call.func), at
+        return _source_of(call.func), at
 
     def _handed_input(self, expr: cst.BaseExpression) -> bool:
         """A parameter holding a context manager the compiled function was called with."""
@@ -2474,7 +2494,7 @@ class CauseMatcher:
             qual = made_by
         foreign = self._foreign_context_object(item)
         if foreign is None and self._untraced_contextmanager(item):  # made eagerly, by contextlib
-            foreign = cst.Module([]).code_for_node(func)
+            foreign = _source_of(func)
         handed = self._handed_context_object(item) if foreign is None and qual not in self.k.breaking_context_managers else None
         if qual in self.k.breaking_context_managers or foreign is not None or handed is not None:
             rule = self.rule_for_check(CauseCheck.UNSUPPORTED_CONTEXT_MANAGER)
@@ -2490,7 +2510,7 @@ class CauseMatcher:
         captured = qual in self.k.captured_context_managers and self._any_flag(self.k.context_manager_capture_flags)
         if (qual in self.k.resumable_context_managers or self._resumable_mode(item)) and not captured:
             return Ctx(BlockKind.RESUMABLE_WITH, line, label=qual)
-        return Ctx(BlockKind.WITH, line, label=qual or cst.Module([]).code_for_node(func),
+        return Ctx(BlockKind.WITH, line, label=qual or _source_of(func),
                    catches=self._handles_exceptions(item), unrebuildable=qual in self.k.unrebuildable_context_managers)
 
     def _resumable_mode(self, item: cst.BaseExpression) -> bool:
@@ -2615,6 +2635,17 @@ def _bool_arg(call: cst.Call) -> bool:
     if call.args and isinstance(call.args[0].value, cst.Name):
         return call.args[0].value.value != "False"
     return True
+
+
+def _builtin_exception(qualname: str) -> bool:
+    """`builtins.ValueError` and the other exception classes Python defines."""
+    module, _, name = qualname.rpartition(".")
+    held = getattr(builtins, name, None) if module == "builtins" else None
+    return isinstance(held, type) and issubclass(held, BaseException)
+
+
+def _source_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _element_built(container: Obj, position: int) -> tuple:
