@@ -52,7 +52,6 @@ class EntryPoint:
     # calls of the top-level function it is in): a module-level config setting after all of
     # them does not hold for it. Empty: not known (every setting holds)
     run_lines: tuple[int, ...] = ()
-    run_by: str | None = None  # the top-level function the compile site is in (None: module level)
 
 
 @dataclass(frozen=True)
@@ -99,6 +98,7 @@ class _EntryFinder(cst.CSTVisitor):
         self.local_types: list[dict[str, str]] = [{}]
         self.local_values: list[dict[str, cst.BaseExpression]] = [{}]
         self.entries: list[EntryPoint] = []
+        self.run_by: dict[tuple[str, int], str | None] = {}  # (function, line) -> the top-level function running it
         self.configs: list[ConfigSet] = []
         self.wrapped: list[WrappedCompile] = []
         self.assigned: dict[int, str] = {}  # id(compile call) -> name it is assigned to
@@ -142,6 +142,8 @@ class _EntryFinder(cst.CSTVisitor):
     def add(self, fn: FunctionInfo | None, node, fullgraph: bool, how: str,
             cls: ClassInfo | None = None, instance=None) -> None:
         if fn is not None:
+            # the top-level function the compile site is in (None: module level), for run_lines
+            self.run_by[(fn.qualname, self.line(node))] = self.stack[0].name if self.stack and self.stack[0] else None
             assigned = self.assigned.get(id(node))
             called_as = assigned or (fn.name if how.endswith("decorator") else None) or \
                 (called_at_once(self.module.parsed.span(node)) if id(node) in self.called_at_once else None) or \
@@ -153,7 +155,6 @@ class _EntryFinder(cst.CSTVisitor):
                                            dotted(instance) if instance is not None else None,
                                            dynamic=_dynamic(node), isolated=_compiler_keyword(node, "isolate_recompiles"),
                                            error_on_graph_break=_compiler_keyword(node, ERROR_ON_GRAPH_BREAK),
-                                           run_by=self.stack[0].name if self.stack and self.stack[0] else None,
                                            training=instance_training(self.mode_switches, instance,
                                                                       self.value_of) if cls else None))
 
@@ -221,10 +222,11 @@ class _EntryFinder(cst.CSTVisitor):
 
     def run_lines(self, entry: EntryPoint) -> tuple[int, ...]:
         """EntryPoint.run_lines: the module-level lines that run the compile site."""
-        if entry.run_by is None:
+        run_by = self.run_by.get((entry.function, entry.line))
+        if run_by is None:
             return tuple(sorted({entry.line, *entry.call_lines}))
         return tuple(sorted({self.line(call) for call, caller in self.named_calls if caller is None
-                             and isinstance(call.func, cst.Name) and call.func.value == entry.run_by}))
+                             and isinstance(call.func, cst.Name) and call.func.value == run_by}))
 
     def _passed_flags(self, name: str) -> tuple[bool, ...] | None:
         """The True/False values the calls of the enclosing function pass for its parameter

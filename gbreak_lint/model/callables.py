@@ -22,7 +22,7 @@ from ..index.symbols import FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from ..walk import NESTED_SCOPES, find_all
 from .frame_values import binding_counts
-from .types import TRANSFORMED_PER_SAMPLE, TRANSFORMED_SAME_SIZES, TRANSFORMED_UNKNOWN_SIZES, FnValue
+from .types import TRANSFORMED_PER_SAMPLE, TRANSFORMED_SAME_SIZES, TRANSFORMED_UNKNOWN_SIZES, FnValue, batch_levels
 from .values import literal
 
 MAX_DEPTH = 6
@@ -317,7 +317,7 @@ class Callables:
             return FnValue(target.qualname, target.captured, target.skip + len(positional) - 1)
         if qual in self.k.function_transforms and positional and positional[0] is not None:
             # `torch.vmap(g)`: calling it runs g (through functorch's frames) on other tensors
-            return replace(positional[0], transformed=_transformed_sizes(qual, args, self.k))
+            return replace(positional[0], transformed=_transformed_sizes(qual, args, self.k, positional[0].transformed))
         if positional and context_wrapped(call, lambda e: self.project.qualify(e, module, function), self.k):
             return positional[0]  # `torch.no_grad()(fn)`: runs fn inside
         factory = self.value(call.func, module, function, bindings, local, depth + 1)
@@ -536,10 +536,26 @@ def _names_locals(value: cst.Call, module: ModuleIndex) -> bool:
     return any(n.value not in bound for n in find_all(value, (cst.Name,)) if id(n) not in not_reads)
 
 
-def _transformed_sizes(transform: str | None, args, k: Knowledge) -> str:
-    """What sizes the function a transform runs gets (types.TRANSFORMED_*): vmap's default
-    `in_dims=0` takes the leading dimension off each tensor; any other argument of a batching
-    transform (`in_dims=1`) is not followed."""
+def _transformed_sizes(transform: str | None, args, k: Knowledge, inner: str) -> str:
+    """What sizes the function a transform runs gets (types.TRANSFORMED_*): vmap takes the
+    dimension `in_dims` names off each tensor (the leading one by default; `(0, None)`: per
+    argument), before what a vmap inside it takes off (`vmap(vmap(f))`); an `in_dims` that is
+    not a literal is not followed."""
     if transform not in k.batching_transforms:
-        return TRANSFORMED_SAME_SIZES
-    return TRANSFORMED_PER_SAMPLE if len(args) == 1 else TRANSFORMED_UNKNOWN_SIZES
+        return inner or TRANSFORMED_SAME_SIZES
+    inner_levels = batch_levels(inner) if inner and inner != TRANSFORMED_SAME_SIZES else []
+    dims = call_argument(cst.Call(cst.Name("vmap"), args), "in_dims", 1)
+    level = _in_dims(dims) if dims is not None else "0"
+    if level is None or inner_levels is None:
+        return TRANSFORMED_UNKNOWN_SIZES
+    return f"{TRANSFORMED_PER_SAMPLE}:" + "|".join([level] + [",".join(dims) for dims in inner_levels])
+
+
+def _in_dims(expr: cst.BaseExpression) -> str | None:
+    """`1` -> "1", `(0, None)` -> "0,-"; None for what is not a literal of ints and None."""
+    known = literal(expr)
+    held = known.value if known is not None else ()
+    items = held if isinstance(held, tuple) else (held,)
+    if not items or not all(i is None or type(i) is int for i in items):
+        return None
+    return ",".join("-" if i is None else str(i) for i in items)

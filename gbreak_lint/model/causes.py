@@ -30,7 +30,7 @@ from .partials import PARTIAL, partial_bindings, through_partials
 from .resolve import CallTarget
 from .side_effects import declared_outer
 from .global_state import GRAD_OFF
-from .types import TRANSFORMED_PER_SAMPLE, TRANSFORMED_UNKNOWN_SIZES, Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody
+from .types import TRANSFORMED_UNKNOWN_SIZES, Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody, batch_levels
 from .values import (PASSED_CONTEXT_MANAGER, PASSED_CONTEXT_MANAGER_INPUT, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
                      PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length,
                      literal, makes_generator, star_arguments)
@@ -90,10 +90,20 @@ class CauseMatcher:
         self._classify_call(node)
         if not any(ev.kind == EventKind.CALL for ev in self.b.events[start:]):
             return
-        inner = tuple(self.b.events[start:])
-        del self.b.events[start:]
-        # functorch's frame holds the tensors it passes on: Dynamo compiles it when run eagerly
-        self._call_torch_frame(node, "functorch", "wrapped", inner, mode=CallMode.NO_NESTING, uses_torch=True)
+        for level in range(self._transform_depth(node.func)):  # `vmap(vmap(f))`: a frame each
+            inner = tuple(self.b.events[start:])
+            del self.b.events[start:]
+            # functorch's frame holds the tensors it passes on: Dynamo compiles it when run eagerly
+            self._call_torch_frame(node, f"functorch{level or ''}", "wrapped", inner,
+                                   mode=CallMode.NO_NESTING, uses_torch=True)
+
+    def _transform_depth(self, func: cst.BaseExpression) -> int:
+        """How many torch.func transforms are written around the function: 2 for `vmap(vmap(f))`."""
+        depth = 0
+        while isinstance(func, cst.Call) and self.b.resolver.qualify(func.func) in self.k.function_transforms \
+                and func.args and func.args[0].keyword is None:
+            depth, func = depth + 1, func.args[0].value
+        return max(depth, 1)
 
     def _call_with_hooks(self, node: cst.Call, pre: list, post: list) -> None:
         """A sub-module with forward hooks runs through torch's `Module._call_impl`, which
@@ -1606,7 +1616,7 @@ class CauseMatcher:
         cells = self._cells_holding_tensors(target.function)
         tensors.update(cells)
         shapes = self._transformed_shapes(target.transformed, self._callee_shapes(
-            node, params, positional, args, passed, tensors, spread, len(items)))
+            node, params, positional, args, passed, tensors, spread, len(items)), params)
         if not target.transformed:  # a cell holds the tensor the caller has at the call
             rebound = self.b.env.node_memo("nonlocal_names", self.b.function.node,
                                            lambda: declared_outer(self.b.function.node, (cst.Nonlocal,), nested=True))
@@ -1725,11 +1735,18 @@ class CauseMatcher:
         return tensor_attributes(self.env.project, self.k, cls, call, self.b.scope.is_tensor)
 
     @staticmethod
-    def _transformed_shapes(transformed: str, shapes: dict) -> dict:
-        """The sizes a function run by a torch.func transform gets (FnValue.transformed)."""
-        if transformed == TRANSFORMED_PER_SAMPLE:
-            return {name: size[1:] for name, size in shapes.items() if size}
-        return {} if transformed == TRANSFORMED_UNKNOWN_SIZES else shapes
+    def _transformed_shapes(transformed: str, shapes: dict, params) -> dict:
+        """The sizes a function run by a torch.func transform gets (FnValue.transformed): each
+        vmap level takes its dimension off (a size left unknown where it cannot)."""
+        levels = batch_levels(transformed)
+        if levels is None:
+            return {} if transformed == TRANSFORMED_UNKNOWN_SIZES else shapes
+        order = [p.name for p in params if p.kind == "positional"]
+        for dims in levels:
+            shapes = {name: kept for name, size in shapes.items()
+                      if (kept := _unbatched(size, dims[0] if len(dims) == 1 else
+                                             dims[order.index(name)] if name in order[:len(dims)] else None)) is not None}
+        return shapes
 
     def _callee_shapes(self, node: cst.Call, params, positional, args, passed, tensors, spread: Keywords,
                        forwarded_items: int) -> dict:
@@ -2635,6 +2652,16 @@ def _bool_arg(call: cst.Call) -> bool:
     if call.args and isinstance(call.args[0].value, cst.Name):
         return call.args[0].value.value != "False"
     return True
+
+
+def _unbatched(size: tuple, dim: str | None) -> tuple | None:
+    """A tensor's sizes inside vmap: without dimension `dim` ("-": all kept); None if unknown."""
+    if dim == "-":
+        return size
+    if dim is None or not size or not -len(size) <= int(dim) < len(size):
+        return None
+    at = int(dim) % len(size)
+    return size[:at] + size[at + 1:]
 
 
 def _builtin_exception(qualname: str) -> bool:

@@ -238,7 +238,18 @@ class LambdaBody:
         return frozenset(p.name.value for p in (*params.posonly_params, *params.params) if p.default is None)
 
 
+def batch_levels(transformed: str) -> list[list[str]] | None:
+    """The in_dims of each vmap level a TRANSFORMED_PER_SAMPLE value names; None for another."""
+    kind, _, levels = transformed.partition(":")
+    if kind != TRANSFORMED_PER_SAMPLE:
+        return None
+    return [level.split(",") for level in levels.split("|")] if levels else [["0"]]
+
+
 # How a torch.func transform hands the caller's tensors to the function it runs (FnValue.transformed)
 TRANSFORMED_SAME_SIZES = "same_sizes"  # `grad(f)(x)`: f gets tensors of x's sizes
-TRANSFORMED_PER_SAMPLE = "per_sample"  # `vmap(f)(x)`: f gets x without its leading (batch) dimension
-TRANSFORMED_UNKNOWN_SIZES = "unknown_sizes"  # `vmap(f, in_dims=...)`: sizes not followed
+# `vmap(f)(x)`: f gets x without its leading (batch) dimension; "per_sample:<levels>" names the
+# dimension each level of vmap takes off, outermost first, "|"-separated: one number for every
+# tensor (`in_dims=1`) or one per positional argument ("0,-": `in_dims=(0, None)`, "-" keeps it)
+TRANSFORMED_PER_SAMPLE = "per_sample"
+TRANSFORMED_UNKNOWN_SIZES = "unknown_sizes"  # `vmap(f, in_dims=<not a literal>)`: sizes not followed
