@@ -31,7 +31,8 @@ GB_CODE_RE = re.compile(r"^GB\d{4}$")
 # operand facts a rule's Dynamo code may depend on (model/causes.py, model/trace.py read them)
 GB_CODE_WHEN = ("integer_receiver", "numpy_argument", "numpy_receiver", "closes_over", "partial", "strict",
                 "partial_rebuild", "tensor_operand", "skipped_method",
-                "mutation", "aliasing", "out_tuple", "throw", "explicit_base")
+                "mutation", "aliasing", "out_tuple", "throw", "explicit_base", "comparison",
+                "isinstance")
 DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 IDENTIFIER_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 PACKAGE = Path(__file__).resolve().parent

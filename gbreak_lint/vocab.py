@@ -202,6 +202,7 @@ class CauseCheck(Vocab):
     EXCEPT_STAR_MATCH = "except_star_match"  # an exception reaching `except*` (GB0082)
     # a user exception's `__init__` calling the builtin exception's (GB0006, GB0156)
     EXCEPTION_BASE_INIT = "exception_base_init"
+    STOP_ITERATION_VALUE = "stop_iteration_value"  # computing with a caught StopIteration's `value` (GB4841)
     DATA_POINTER_COMPARISON = "data_pointer_comparison"  # `a.data_ptr() == b.data_ptr()` (GB5976)
     DATA_POINTER_ARITHMETIC = "data_pointer_arithmetic"  # `a.data_ptr() + n`: Dynamo raises (GB0088)
     CONTEXT_BY_HAND = "context_by_hand"  # a break in a @contextmanager object entered or left by hand (GB0092)

@@ -8,7 +8,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from ..index.names import dotted, is_none_literal
+from ..index.names import binding_counts, dotted, is_none_literal
 from ..index.symbols import FunctionInfo, ModuleBody, ModuleIndex
 from ..vocab import BreakKind, CauseCheck, EventKind, BlockKind, CallMode
 from .builtin_kinds import BuiltinKinds
@@ -170,6 +170,8 @@ class FrameBuilder:
         self.proxies = MappingProxies(self)  # existing mapping proxies and the dicts the frame changes
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
+        # in a handler `except StopIteration as e`: `e.value` and the locals holding it (GBL627)
+        self.stop_values: frozenset[str] = frozenset()
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
         self.escaping: frozenset[str] = frozenset()  # the names a `return` hands back, while it is evaluated
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
@@ -411,6 +413,38 @@ class FrameBuilder:
         target = self.events[-1].target
         info = self.env.frame(target) if target is not None else None
         return info is not None and info.never_returns
+
+    def _is_stop_value(self, expr: cst.BaseExpression) -> bool:
+        """`e.value` of a caught StopIteration, or a local holding it (Dynamo's exception object
+        has no `value` it can use: a GetAttrVariable)."""
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "value" and isinstance(expr.value, cst.Name) and expr.value.value in self.stop_values
+        return isinstance(expr, cst.Name) and f"={expr.value}" in self.stop_values
+
+    def _stop_value_operation(self, node: cst.BaseExpression) -> bool:
+        """`e.value + 1`, `e.value == 3`, `isinstance(e.value, int)` of a caught StopIteration's
+        value: Dynamo cannot compute with it (GBL627; measured 2.13, `return e.value`, `[e.value]`
+        and `e.value is None` trace)."""
+        if not self.stop_values or not self.causes.check_enabled(CauseCheck.STOP_ITERATION_VALUE):
+            return False
+        rule = self.causes.rule_for_check(CauseCheck.STOP_ITERATION_VALUE)
+        if isinstance(node, cst.Comparison):
+            operands = [node.left, *(c.comparator for c in node.comparisons)]
+            if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+                return False
+            code = rule.gb_code_when.get("comparison")
+        elif isinstance(node, cst.BinaryOperation):
+            operands, code = [node.left, node.right], None
+        elif isinstance(node, cst.UnaryOperation):
+            operands, code = [node.expression], None
+        elif isinstance(node, cst.Call) and self.resolver.qualify(node.func) == "builtins.isinstance" and node.args:
+            operands, code = [node.args[0].value], rule.gb_code_when.get("isinstance")
+        else:
+            return False
+        if not any(map(self._is_stop_value, operands)):
+            return False
+        self.emit_break(rule, node, gb_code=code or rule.gb_code)
+        return True
 
     def _data_pointer_operation(self, node: cst.Comparison | cst.BinaryOperation) -> bool:
         """`a.data_ptr() == b.data_ptr()` breaks (GB5976, resumed); `a.data_ptr() + n` makes
@@ -1346,8 +1380,12 @@ class FrameBuilder:
         for handler in node.handlers if raises else ():
             self.values.restore(before)
             self.values.forget_try(node.body)  # (it may run after any statement of the body)
-            if not self.block(handler.body):  # (one that raises or returns leaves no values after the try)
-                ways.append(self.values.snapshot())
+            outer, self.stop_values = self.stop_values, self.stop_values | _stop_iteration_values(handler, self.resolver.qualify)
+            try:
+                if not self.block(handler.body):  # (one that raises or returns leaves no values after the try)
+                    ways.append(self.values.snapshot())
+            finally:
+                self.stop_values = outer
         self.values.merge(ways)
         self.uncertain -= 1
         self.ctx.pop()
@@ -1533,7 +1571,8 @@ class FrameBuilder:
         if isinstance(node, cst.Name) and self.scope.is_tensor(node):
             self.tensor_reads += 1
         if isinstance(node, cst.Call):
-            self.call(node)
+            if not self._stop_value_operation(node):
+                self.call(node)
         elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             self.comprehension(node)
         elif isinstance(node, cst.Lambda):
@@ -1576,6 +1615,8 @@ class FrameBuilder:
             if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
                 self.yields_tensor |= self.scope.is_tensor(node.value)
             if isinstance(node, (cst.Comparison, cst.BinaryOperation)) and self._data_pointer_operation(node):
+                return
+            if self._stop_value_operation(node):
                 return
             if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)) \
                     and self.scope.is_tensor(node):
@@ -2435,6 +2476,21 @@ def _swallows(handler: cst.ExceptHandler) -> tuple[str, ...]:
     if kind is None or any(isinstance(n, cst.Name) and n.value in BROAD_EXCEPTIONS for n in names):
         return ("*",)
     return tuple(n.value.split(".")[-1] if isinstance(n, cst.Name) else dotted(n) or "" for n in names)
+
+
+def _stop_iteration_values(handler: cst.ExceptHandler, qualify) -> frozenset[str]:
+    """`e` of `except StopIteration as e`, and "=v" for each local the handler binds once to
+    `e.value` (the stop values, EventBuilder.stop_values)."""
+    name = handler.name.name if handler.name is not None else None
+    if not isinstance(name, cst.Name) or handler.type is None \
+            or qualify(handler.type) not in ("builtins.StopIteration", "builtins.StopAsyncIteration"):
+        return frozenset()
+    held = {t.target.value for a in find_all(handler.body, (cst.Assign,), skip=NESTED_SCOPES)
+            if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and isinstance(a.value, cst.Attribute)
+            and a.value.attr.value == "value" and isinstance(a.value.value, cst.Name) and a.value.value.value == name.value
+            for t in a.targets}
+    counts = binding_counts(handler.body)
+    return frozenset({name.value} | {f"={n}" for n in held if counts.get(n) == 1})
 
 
 def _raises_uncaught(info, env, depth: int = 0) -> bool:
