@@ -382,12 +382,43 @@ class FrameBuilder:
         else:
             self.generators.pop(name, None)
 
+    def _stepped_by_callee(self, node: cst.Call) -> bool:
+        """`helper(gen)` of a generator held here, where the helper only takes items from it
+        with `next(...)` (not in a loop or a branch): those steps run at the call, and the
+        generator stays held (before, any call handed it ran its whole body)."""
+        held = [(i, a.value.value) for i, a in enumerate(node.args) if isinstance(a.value, cst.Name)
+                and a.value.value in self.generators and a.keyword is None and not a.star]
+        target = self.resolver.resolve(node.func) if len(held) == 1 else None
+        if target is None:
+            return False
+        position, name = held[0]
+        params = [p for p in target.function.params if p.kind == "positional"][int(target.skip_first_param):]
+        steps = _next_steps(target.function.node, params[position].name) if position < len(params) else None
+        if steps is None:
+            return False
+        for default in steps:
+            if name not in self.generators or self._step(node, name, (), default):
+                break  # (the generator raised: the callee is not reached)
+        generators, self.generators = self.generators, {k: v for k, v in self.generators.items() if k != name}
+        try:
+            self.call(node)  # (the callee gets the generator as an object it does not step)
+        finally:
+            self.generators = {**self.generators, name: generators[name]} if name in generators else self.generators
+        return True
+
     def _step_generator(self, node: cst.Call) -> bool:
         """`next(gen)` / `gen.send(v)` of a generator held here: its body runs to the next yield."""
         name = _stepped(node)
         if name not in self.generators:
             return False
-        for arg in node.args if isinstance(node.func, cst.Attribute) else node.args[1:]:
+        given = node.args if isinstance(node.func, cst.Attribute) else node.args[1:]
+        self._step(node, name, given, isinstance(node.func, cst.Name) and len(node.args) > 1)
+        return True
+
+    def _step(self, node: cst.Call, name: str, given, default: bool) -> bool:
+        """One item taken from the held generator `name`; True when its body raised its own
+        exception. `default`: `next(gen, default)`, which gives it for StopIteration."""
+        for arg in given:
             self.expr(arg.value)
         made, taken = self.generators.pop(name)
         if self._sends_into_delegation(node, made, taken):
@@ -398,14 +429,15 @@ class FrameBuilder:
             self.generators[name] = (made, CLOSED)  # then Python raises StopIteration, so does Dynamo
             if taken != CLOSED and self._run_rest_raises(node, made, taken):
                 return True  # (the body raised its own exception)
-            self.raises(node, "StopIteration")
-            return True
+            if not default:
+                self.raises(node, "StopIteration")
+            return False
         if any(c.kind == BlockKind.LOOP for c in self.ctx):  # stepped again and again: all the rest runs
             self._run_generator(node, made, skip_yields=taken)
         else:
             self.generators[name] = (made, taken + 1)
             self._run_generator(node, made, skip_yields=taken, take_yields=1)
-        return True
+        return False
 
     def _run_rest_raises(self, node: cst.Call, made: int, taken: int) -> bool:
         """Run what follows a held generator's last yield; True when that always raises."""
@@ -1684,7 +1716,7 @@ class FrameBuilder:
 
     def call(self, node: cst.Call) -> None:
         if self.generators and (self._step_generator(node) or self._close_generator(node)
-                                or self._context_by_hand(node)):
+                                or self._context_by_hand(node) or self._stepped_by_callee(node)):
             return
         func = node.func
         if isinstance(func, cst.Attribute):
@@ -2326,6 +2358,18 @@ def _statement_reads(node: cst.BaseSmallStatement) -> set[str]:
     return read
 
 
+
+
+def _next_steps(fn: cst.FunctionDef, param: str) -> tuple[bool, ...] | None:
+    """The `next(param)` calls a function makes, in order (True: with a default), when that is
+    all it does with its parameter and none is in a loop, a branch or a nested scope; else None."""
+    uses = [n for n in find_all(fn.body, (cst.Name,)) if n.value == param]
+    steps = [c for c in find_all(fn.body, (cst.Call,), skip=NESTED_SCOPES + (cst.For, cst.While, cst.If, cst.Try))
+             if isinstance(c.func, cst.Name) and c.func.value == "next" and c.args
+             and isinstance(c.args[0].value, cst.Name) and c.args[0].value.value == param]
+    if not steps or len(steps) != len(uses) or binding_counts(fn.body).get(param):
+        return None
+    return tuple(len(c.args) > 1 for c in steps)
 
 
 def _stepped(call: cst.Call) -> str | None:
