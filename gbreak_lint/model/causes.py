@@ -1957,11 +1957,7 @@ class CauseMatcher:
         index = self.element_variant
         if index is None:
             index = self._constant_index(func) if isinstance(func, cst.Subscript) else 0
-        own = _element_object(held.value, index)
-        if own is not None:
-            return own.attrs
-        each = held.value.get(EACH)
-        return each.value.attrs if each is not None and isinstance(each.value, Obj) else ()
+        return _element_built(held.value, index)
 
     def _constant_index(self, func: cst.Subscript) -> int | None:
         if len(func.slice) != 1 or not isinstance(func.slice[0].slice, cst.Index):
@@ -2675,9 +2671,9 @@ def _source_of(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def _element_built(container: Obj, position: int) -> tuple:
+def _element_built(container: Obj, position: int | None) -> tuple:
     """What a module container's element at `position` was built with: its own object, or
-    what every element shares."""
+    what every element shares (the position unknown, or the elements built alike)."""
     own = _element_object(container, position)
     each = container.get(EACH)
     if own is None and each is not None and isinstance(each.value, Obj):

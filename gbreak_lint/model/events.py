@@ -398,7 +398,7 @@ class FrameBuilder:
             return False
         for default in steps:
             if name not in self.generators or self._step(node, name, (), default):
-                break  # (the generator raised: the callee is not reached)
+                break  # (the generator raised: no later step is taken)
         generators, self.generators = self.generators, {k: v for k, v in self.generators.items() if k != name}
         try:
             self.call(node)  # (the callee gets the generator as an object it does not step)
