@@ -634,7 +634,8 @@ class _EntryFinder(cst.CSTVisitor):
             name = value.attr.value
             method = self.project.method(cls, name) if cls is not None else None
             if method is not None and not is_property(self.project, method):  # (compiling a getter compiles what it returns)
-                self.add(method, node, fullgraph, f"{how}(forward)" if name == "forward" else f"{how}(method)")
+                self.add(method, node, fullgraph, f"{how}(forward)" if name == "forward" else f"{how}(method)",
+                         cls, value.value)  # (the instance: its attributes are the method's `self`)
 
     def _definition_seen(self, fn: FunctionInfo, node, scope: FunctionInfo | None) -> FunctionInfo:
         """A name `def`ined twice in the body `node` is in: the definition its line sees."""

@@ -469,6 +469,18 @@ class ProjectIndex:
         return None
 
 
+def only_return(fn: cst.FunctionDef) -> cst.BaseExpression | None:
+    """The expression a function's body only returns (after its docstring), else None."""
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+            and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return None
+    small = body[0].body[0]
+    return small.value if isinstance(small, cst.Return) and not fn.asynchronous else None
+
+
 def returned_values(node: cst.FunctionDef) -> list[cst.BaseExpression]:
     """Values of the `return` statements at the top level of a function body (cheap, no visit)."""
     out = []

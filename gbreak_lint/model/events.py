@@ -170,6 +170,7 @@ class FrameBuilder:
         self.proxies = MappingProxies(self)  # existing mapping proxies and the dicts the frame changes
         # locals holding a generator made here -> (its creation's call event, yields taken so far)
         self.generators: dict[str, tuple[int, int]] = {}
+        self.evaluated: set[int] = set()  # arguments already evaluated before their call (ids)
         # in a handler `except StopIteration as e`: `e.value` and the locals holding it (GBL627)
         self.stop_values: frozenset[str] = frozenset()
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
@@ -386,16 +387,22 @@ class FrameBuilder:
         """`helper(gen)` of a generator held here, where the helper only takes items from it
         with `next(...)` (not in a loop or a branch): those steps run at the call, and the
         generator stays held (before, any call handed it ran its whole body)."""
-        held = [(i, a.value.value) for i, a in enumerate(node.args) if isinstance(a.value, cst.Name)
-                and a.value.value in self.generators and a.keyword is None and not a.star]
+        held = [(i, a.value) for i, a in enumerate(node.args) if a.keyword is None and not a.star
+                and id(a.value) not in self.evaluated and (isinstance(a.value, cst.Name) and a.value.value in self.generators
+                                                           or self._makes_generator(a.value))]
         target = self.resolver.resolve(node.func) if len(held) == 1 else None
         if target is None:
             return False
-        position, name = held[0]
+        position, given = held[0]
         params = [p for p in target.function.params if p.kind == "positional"][int(target.skip_first_param):]
         steps = _next_steps(target.function.node, params[position].name) if position < len(params) else None
         if steps is None:
             return False
+        name = given.value if isinstance(given, cst.Name) else f"<argument {position}>"
+        if not isinstance(given, cst.Name):  # `peek(batches(data))`: made here, held for the call
+            self.expr(given)
+            self._hold_generator(name, given)
+            self.evaluated.add(id(given))
         for default in steps:
             if name not in self.generators or self._step(node, name, (), default):
                 break  # (the generator raised: no later step is taken)
@@ -403,8 +410,17 @@ class FrameBuilder:
         try:
             self.call(node)  # (the callee gets the generator as an object it does not step)
         finally:
-            self.generators = {**self.generators, name: generators[name]} if name in generators else self.generators
+            self.evaluated.discard(id(given))
+            if name in generators and isinstance(given, cst.Name):
+                self.generators = {**self.generators, name: generators[name]}
         return True
+
+    def _makes_generator(self, expr: cst.BaseExpression) -> bool:
+        """A call of a project generator function (`batches(data, 2)`)."""
+        if not isinstance(expr, cst.Call) or _stepped(expr) is not None:
+            return False
+        target = self.resolver.resolve(expr.func)
+        return target is not None and target.function.is_generator
 
     def _step_generator(self, node: cst.Call) -> bool:
         """`next(gen)` / `gen.send(v)` of a generator held here: its body runs to the next yield."""
@@ -1387,8 +1403,9 @@ class FrameBuilder:
     def loop_body(self, node, body) -> None:
         start = len(self.events)
         if self.yields_seen < self.key.skip_yields and find_all(body, (cst.Yield,), skip=NESTED_SCOPES):
-            # the consumer's items may all come from this loop, whose body then runs again
-            self.yields_seen = self.key.skip_yields
+            # the consumer's items may all come from this loop, whose body then runs again: the
+            # step resumes at its yield (what follows it in the body runs) and stops at the next
+            self.yields_seen = self.key.skip_yields - 1
         self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
         self.block(body)
         self.ctx.pop()
@@ -1716,7 +1733,7 @@ class FrameBuilder:
 
     def call(self, node: cst.Call) -> None:
         if self.generators and (self._step_generator(node) or self._close_generator(node)
-                                or self._context_by_hand(node) or self._stepped_by_callee(node)):
+                                or self._context_by_hand(node)) or self._stepped_by_callee(node):
             return
         func = node.func
         if isinstance(func, cst.Attribute):
@@ -1730,7 +1747,8 @@ class FrameBuilder:
         if isinstance(func, cst.Call):  # `torch._dynamo.disable(recursive=False)(fn)`
             self._disable_factory_applied(func)
         for arg in node.args:
-            self.expr(arg.value)
+            if id(arg.value) not in self.evaluated:
+                self.expr(arg.value)
         self._pending_method(node, arguments_from)
         self._forget_resized(node)
         if isinstance(func, cst.Name) and self.unwrappable.get(func.value) == CauseCheck.EMPTY_MODULE_USE:

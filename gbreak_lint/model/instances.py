@@ -16,7 +16,7 @@ from functools import cached_property
 import libcst as cst
 
 from ..index.names import decorator_callee, is_super
-from ..index.project import ProjectIndex
+from ..index.project import ProjectIndex, only_return
 from ..index.symbols import ClassInfo, FunctionInfo
 from ..walk import find_all
 from .frame_values import assigned_names, list_may_change
@@ -78,15 +78,20 @@ class Constructor:
         return self.dtypes.constant(qual)
 
     def _dataclass_init(self, cls: ClassInfo, call, caller, attrs: dict, depth: int) -> None:
-        """Keyword arguments set the fields they name (a positional one: every field is then
-        unknown); `__post_init__` runs after, as a constructor does."""
-        fields = {name for c in self.project.mro(cls) for name in _annotated_fields(c.node)}
-        for arg in call.args if call is not None else ():
-            if arg.keyword is None or arg.star:
+        """Arguments set the fields they name, positional ones in field order (bases first);
+        where that order is not plain (ClassVar, InitVar, KW_ONLY, `field(init=False)`) a
+        positional argument leaves every field unknown. `__post_init__` runs after, as a
+        constructor does."""
+        ordered = [name for c in reversed(self.project.mro(cls)) for name in _annotated_fields(c.node)]
+        plain = all(_plain_fields(c.node) for c in self.project.mro(cls))
+        fields = set(ordered)
+        for position, arg in enumerate(call.args if call is not None else ()):
+            if arg.star or arg.keyword is None and (not plain or position >= len(ordered)):
                 attrs.update(dict.fromkeys(fields))
                 break
-            if arg.keyword.value in fields:
-                attrs[arg.keyword.value] = caller.value(arg.value) if caller else literal(arg.value)
+            name = ordered[position] if arg.keyword is None else arg.keyword.value
+            if name in fields:
+                attrs[name] = caller.value(arg.value) if caller else literal(arg.value)
         post = self.project.method(cls, "__post_init__")
         if post is not None:
             self._run_init(post, cls, None, caller, attrs, depth)
@@ -171,9 +176,10 @@ class Scope:
     def value(self, expr) -> Const | None:
         return self.evaluator.value(expr)
 
-    def bind(self, call: cst.Call | None, caller: "Scope | None") -> None:
-        assert self.init is not None  # only a constructor's scope binds call arguments
-        params = [p for p in self.init.params][1:]
+    def bind(self, call: cst.Call | None, caller: "Scope | None", receiver: bool = True) -> None:
+        """The call's arguments as the parameters' values (`receiver`: the first is `self`)."""
+        assert self.init is not None  # only a constructor's (or a factory's) scope binds call arguments
+        params = [p for p in self.init.params][int(receiver):]
         positional = [p for p in params if p.kind == "positional"]
         passed: dict[str, Const | None] = {}
         if call is not None:
@@ -239,8 +245,19 @@ class Scope:
             return Const(Obj(qual, tuple(sorted((k, v) for k, v in known if v is not None))))
         cls = self.ctor.project.klass(qual)
         if cls is None:
-            return None
+            return self._factory_value(qual, call)
         return Const(self.ctor.build(cls, call, self, self.depth + 1))
+
+    def _factory_value(self, qual: str | None, call: cst.Call) -> Const | None:
+        """`make_head(dim)` of a function whose body only returns an expression (`return
+        nn.Sequential(Block(cfg), ...)`): that expression, its parameters bound to the call's."""
+        fn = self.ctor.project.function(qual) if qual else None
+        returned = only_return(fn.node) if fn is not None and fn.class_qualname is None else None
+        if returned is None or self.depth >= MAX_DEPTH:
+            return None
+        scope = Scope(self.ctor, fn, self.depth + 1)
+        scope.bind(call, self, receiver=False)
+        return scope.value(returned)
 
 
     def _module_list(self, qual: str, call: cst.Call) -> Const | None:
@@ -375,6 +392,20 @@ def _annotated_fields(node: cst.ClassDef) -> list[str]:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     return [small.target.value for stmt in body if isinstance(stmt, cst.SimpleStatementLine)
             for small in stmt.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)]
+
+
+def _plain_fields(node: cst.ClassDef) -> bool:
+    """Every annotated name of the class body is an `__init__` parameter, in order."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.AnnAssign):
+                continue
+            text = cst.Module([]).code_for_node(small.annotation.annotation)
+            if any(word in text for word in ("ClassVar", "InitVar", "KW_ONLY")) or isinstance(small.value, cst.Call) \
+                    and any(a.keyword is not None and a.keyword.value in ("init", "kw_only") for a in small.value.args):
+                return False
+    return True
 
 
 def _calls_named(node: cst.CSTNode, name: str) -> bool:

@@ -9,7 +9,7 @@ import libcst as cst
 from ..walk import NESTED_SCOPES, find_all
 
 from ..index.names import attribute_name, binding_counts
-from ..index.project import ProjectIndex, class_scope, is_nn_module
+from ..index.project import ProjectIndex, class_scope, is_nn_module, only_return
 from ..index.symbols import ClassInfo, FunctionInfo, ModuleIndex
 from ..knowledge import Knowledge
 from .attributes import property_getter
@@ -301,6 +301,10 @@ class CallResolver:
         value, module = self.held_value(func)
         if not isinstance(value, cst.Call) or module is None:
             return None
+        factory = self.project.function(self.project.qualify(value.func, module))
+        returned = only_return(factory.node) if factory is not None and factory.class_qualname is None else None
+        if isinstance(returned, cst.Call):  # `self.head = make_head(dim)` returning `nn.Sequential(...)`
+            value, module = returned, self.project.modules[factory.module]  # type: ignore[union-attr]
         if self.project.qualify(value.func, module) in self.k.sequential_containers:
             items = sequential_items(value)
         else:
