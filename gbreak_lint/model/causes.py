@@ -32,6 +32,7 @@ from .side_effects import declared_outer
 from .global_state import GRAD_OFF
 from .types import TRANSFORMED_UNKNOWN_SIZES, Ctx, Event, FnValue, FrameInfo, FrameKey, LambdaBody, batch_levels
 from .values import (PASSED_CONTEXT_MANAGER, PASSED_CONTEXT_MANAGER_INPUT, PASSED_DATA_SCALAR, PASSED_GENERATOR, PASSED_ITERATOR,
+                     PASSED_STOP_VALUE,
                      PASSED_TENSOR_SUBCLASS, PASSED_UNKNOWN, Const, Keywords, Obj, Seq, display_kind, display_length,
                      literal, makes_generator, star_arguments)
 
@@ -79,9 +80,17 @@ class CauseMatcher:
             self._classify_call(node)
 
     def _transform_call(self, node: cst.Call) -> bool:
-        """`torch.vmap(g)(x)`, `torch.func.grad(f)(x)`: a function run by a torch.func transform."""
+        """`torch.vmap(g)(x)`, `torch.func.grad(f)(x)`, or a name bound to one (`batched =
+        vmap(g); batched(x)`): a function run by a torch.func transform."""
         inner = node.func
+        if isinstance(inner, cst.Name):
+            return bool(self._named_transform(inner))
         return isinstance(inner, cst.Call) and self.b.resolver.qualify(inner.func) in self.k.function_transforms
+
+    def _named_transform(self, func: cst.Name) -> str:
+        """FnValue.transformed of the function a name holds ("" when none)."""
+        target = self.b.resolver.resolve(func)
+        return target.transformed if target is not None else ""
 
     def _call_through_functorch(self, node: cst.Call) -> None:
         """The transformed function runs under functorch's own frame (its `wrapped`), which
@@ -98,7 +107,10 @@ class CauseMatcher:
                                    mode=CallMode.NO_NESTING, uses_torch=True)
 
     def _transform_depth(self, func: cst.BaseExpression) -> int:
-        """How many torch.func transforms are written around the function: 2 for `vmap(vmap(f))`."""
+        """How many torch.func transforms are around the function: 2 for `vmap(vmap(f))`, or for
+        a name bound to `vmap(inner)` where `inner = vmap(f)`."""
+        if isinstance(func, cst.Name):
+            return len(batch_levels(self._named_transform(func)) or [[]])
         depth = 0
         while isinstance(func, cst.Call) and self.b.resolver.qualify(func.func) in self.k.function_transforms \
                 and func.args and func.args[0].keyword is None:
@@ -1997,6 +2009,9 @@ class CauseMatcher:
             return
         if self.b.scope.is_data_scalar(value):
             arguments[name] = PASSED_DATA_SCALAR
+            return
+        if self.b.is_stop_value(value):
+            arguments[name] = PASSED_STOP_VALUE
             return
         if self._holds_generator(value):
             arguments[name] = PASSED_GENERATOR

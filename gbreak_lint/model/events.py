@@ -34,7 +34,7 @@ from .empty_modules import empty_module
 from .grad_leaks import GradLeaks, PendingBreak, made_with_grad
 from .tensor_contents import TensorContents, changed_names
 from .values import (broadcast, PASSED_BOOL_TENSOR, PASSED_DATA_SCALAR, PASSED_INTEGER_TENSOR, PASSED_NUMPY_SCALAR,
-                     PASSED_TENSOR_SET, Const, Keywords, Obj, Seq, literal)
+                     PASSED_STOP_VALUE, PASSED_TENSOR_SET, Const, Keywords, Obj, Seq, literal)
 from ..walk import NESTED_SCOPES, children, find_all, own_names
 
 COMPREHENSION_NAMES: dict[type, str] = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>",
@@ -462,18 +462,20 @@ class FrameBuilder:
         info = self.env.frame(target) if target is not None else None
         return info is not None and info.never_returns
 
-    def _is_stop_value(self, expr: cst.BaseExpression) -> bool:
-        """`e.value` of a caught StopIteration, or a local holding it (Dynamo's exception object
-        has no `value` it can use: a GetAttrVariable)."""
+    def is_stop_value(self, expr: cst.BaseExpression) -> bool:
+        """`e.value` of a caught StopIteration, a local holding it, or a parameter the caller
+        passed it for (Dynamo's exception object has no `value` it can use: a GetAttrVariable)."""
         if isinstance(expr, cst.Attribute):
             return expr.attr.value == "value" and isinstance(expr.value, cst.Name) and expr.value.value in self.stop_values
-        return isinstance(expr, cst.Name) and f"={expr.value}" in self.stop_values
+        return isinstance(expr, cst.Name) and (f"={expr.value}" in self.stop_values or expr.value not in self.rebound
+                                               and dict(self.key.arguments).get(expr.value) == PASSED_STOP_VALUE)
 
     def _stop_value_operation(self, node: cst.BaseExpression) -> bool:
         """`e.value + 1`, `e.value == 3`, `isinstance(e.value, int)` of a caught StopIteration's
         value: Dynamo cannot compute with it (GBL627; measured 2.13, `return e.value`, `[e.value]`
         and `e.value is None` trace)."""
-        if not self.stop_values or not self.causes.check_enabled(CauseCheck.STOP_ITERATION_VALUE):
+        if not (self.stop_values or PASSED_STOP_VALUE in dict(self.key.arguments).values()) \
+                or not self.causes.check_enabled(CauseCheck.STOP_ITERATION_VALUE):
             return False
         rule = self.causes.rule_for_check(CauseCheck.STOP_ITERATION_VALUE)
         if isinstance(node, cst.Comparison):
@@ -489,9 +491,15 @@ class FrameBuilder:
             operands, code = [node.args[0].value], rule.gb_code_when.get("isinstance")
         else:
             return False
-        if not any(map(self._is_stop_value, operands)):
+        held = [op for op in operands if self.is_stop_value(op)]
+        if not held:
             return False
-        self.emit_break(rule, node, gb_code=code or rule.gb_code)
+        # (an operator instruction has no resume point: a partial graph, then the frame runs
+        # eagerly; the isinstance call resumes after it). A parameter given the value holds a
+        # plain number once the callee is compiled as a frame of its own: inlined only.
+        passed = all(isinstance(op, cst.Name) and f"={op.value}" not in self.stop_values for op in held)
+        self.emit_break(rule, node, gb_code=code or rule.gb_code, inlined_only=passed,
+                        break_kind=BreakKind.RESUMABLE if isinstance(node, cst.Call) else rule.break_kind)
         return True
 
     def _data_pointer_operation(self, node: cst.Comparison | cst.BinaryOperation) -> bool:
@@ -1429,12 +1437,13 @@ class FrameBuilder:
         for handler in node.handlers if raises else ():
             self.values.restore(before)
             self.values.forget_try(node.body)  # (it may run after any statement of the body)
-            outer, self.stop_values = self.stop_values, self.stop_values | _stop_iteration_values(handler, self.resolver.qualify)
+            found = _stop_iteration_values(handler, self.resolver.qualify, self.function.node.body)
+            outer, self.stop_values = self.stop_values, self.stop_values | found
             try:
                 if not self.block(handler.body):  # (one that raises or returns leaves no values after the try)
                     ways.append(self.values.snapshot())
-            finally:
-                self.stop_values = outer
+            finally:  # (`e` is deleted after its handler; a local holding `e.value` lives on)
+                self.stop_values = outer | {held for held in found if held.startswith("=")}
         self.values.merge(ways)
         self.uncertain -= 1
         self.ctx.pop()
@@ -2540,9 +2549,9 @@ def _swallows(handler: cst.ExceptHandler) -> tuple[str, ...]:
     return tuple(n.value.split(".")[-1] if isinstance(n, cst.Name) else dotted(n) or "" for n in names)
 
 
-def _stop_iteration_values(handler: cst.ExceptHandler, qualify) -> frozenset[str]:
-    """`e` of `except StopIteration as e`, and "=v" for each local the handler binds once to
-    `e.value` (the stop values, EventBuilder.stop_values)."""
+def _stop_iteration_values(handler: cst.ExceptHandler, qualify, function_body: cst.CSTNode) -> frozenset[str]:
+    """`e` of `except StopIteration as e`, and "=v" for each local the handler binds to
+    `e.value`, bound nowhere else in the function (the stop values, EventBuilder.stop_values)."""
     name = handler.name.name if handler.name is not None else None
     if not isinstance(name, cst.Name) or handler.type is None \
             or qualify(handler.type) not in ("builtins.StopIteration", "builtins.StopAsyncIteration"):
@@ -2551,7 +2560,7 @@ def _stop_iteration_values(handler: cst.ExceptHandler, qualify) -> frozenset[str
             if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and isinstance(a.value, cst.Attribute)
             and a.value.attr.value == "value" and isinstance(a.value.value, cst.Name) and a.value.value.value == name.value
             for t in a.targets}
-    counts = binding_counts(handler.body)
+    counts = binding_counts(function_body)
     return frozenset({name.value} | {f"={n}" for n in held if counts.get(n) == 1})
 
 

@@ -228,6 +228,9 @@ PASSED_UNKNOWN = "<passed>"
 # Marker for a parameter the caller passes a number read out of a tensor (`.item()`): symbolic
 # when capture_scalar_outputs captures it, so a branch on it depends on data.
 PASSED_DATA_SCALAR = "<data scalar>"
+# Marker for a parameter the caller passes a caught StopIteration's `value` (GBL627): an
+# attribute Dynamo cannot resolve, which the callee cannot compute with either.
+PASSED_STOP_VALUE = "<stop iteration value>"
 # Marker for a parameter the caller passes a numpy scalar (`np.int64(12)`): Dynamo wraps it as
 # a 0-d tensor of unknown value, so a comparison on it is one on data (GB0170 when branched on),
 # while `int(x)` and arithmetic with tensors are traced (measured 2.13).
