@@ -1410,13 +1410,16 @@ class FrameBuilder:
 
     def loop_body(self, node, body) -> None:
         start = len(self.events)
-        if self.yields_seen < self.key.skip_yields and find_all(body, (cst.Yield,), skip=NESTED_SCOPES):
+        stepped = self.yields_seen < self.key.skip_yields and bool(find_all(body, (cst.Yield,), skip=NESTED_SCOPES))
+        if stepped:
             # the consumer's items may all come from this loop, whose body then runs again: the
             # step resumes at its yield (what follows it in the body runs) and stops at the next
             self.yields_seen = self.key.skip_yields - 1
         self.ctx.append(Ctx(BlockKind.LOOP, self.line(node)))
         self.block(body)
         self.ctx.pop()
+        if stepped and self.key.take_yields is not None:  # (its next iteration gives the item taken)
+            self.yields_seen = max(self.yields_seen, self.key.skip_yields + self.key.take_yields)
         returns = _own_return_lines(body, self.line)
         if returns:  # Dynamo's back-edge scan stops at a return: such breaks are resumable
             self.events[start:] = [_mark_escape(ev, returns, self.line(node)) for ev in self.events[start:]]
