@@ -173,6 +173,8 @@ class FrameBuilder:
         self.evaluated: set[int] = set()  # arguments already evaluated before their call (ids)
         # in a handler `except StopIteration as e`: `e.value` and the locals holding it (GBL627)
         self.stop_values: frozenset[str] = frozenset()
+        # the parameters a caller passed such a value for (values.PASSED_STOP_VALUE)
+        self.passed_stop_values = frozenset(name for name, held in key.arguments if held == PASSED_STOP_VALUE)
         self.generators_held: dict[int, dict[str, tuple[int, int]]] = {}  # break point -> those locals then
         self.escaping: frozenset[str] = frozenset()  # the names a `return` hands back, while it is evaluated
         self.may_have_left = False  # a return / raise on such a branch came before: later code is not certain
@@ -468,13 +470,13 @@ class FrameBuilder:
         if isinstance(expr, cst.Attribute):
             return expr.attr.value == "value" and isinstance(expr.value, cst.Name) and expr.value.value in self.stop_values
         return isinstance(expr, cst.Name) and (f"={expr.value}" in self.stop_values or expr.value not in self.rebound
-                                               and dict(self.key.arguments).get(expr.value) == PASSED_STOP_VALUE)
+                                               and expr.value in self.passed_stop_values)
 
     def _stop_value_operation(self, node: cst.BaseExpression) -> bool:
         """`e.value + 1`, `e.value == 3`, `isinstance(e.value, int)` of a caught StopIteration's
         value: Dynamo cannot compute with it (GBL627; measured 2.13, `return e.value`, `[e.value]`
         and `e.value is None` trace)."""
-        if not (self.stop_values or PASSED_STOP_VALUE in dict(self.key.arguments).values()) \
+        if not (self.stop_values or self.passed_stop_values) \
                 or not self.causes.check_enabled(CauseCheck.STOP_ITERATION_VALUE):
             return False
         rule = self.causes.rule_for_check(CauseCheck.STOP_ITERATION_VALUE)

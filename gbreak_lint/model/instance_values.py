@@ -210,18 +210,28 @@ def reported_only_attributes(project: ProjectIndex, cls: ClassInfo) -> frozenset
         other: set[str] = set()
         for holder in project.mro(cls):
             for name, qualname in holder.methods.items():
-                method = project.function(qualname)
-                if name != "__init__" and method is not None:
-                    _sort_self_reads(method.node.body, reported, other)
+                if name != "__init__":
+                    reads = _self_reads(project, qualname)
+                    reported |= reads[0]
+                    other |= reads[1]
         return frozenset(reported - other)
     return project.derived(f"reported-only-attributes:{cls.qualname}", find)
 
 
-def _sort_self_reads(body: cst.CSTNode, reported: set[str], other: set[str]) -> None:
-    in_reports = {id(arg.value) for call in find_all(body, (cst.Call,)) if is_reporting_call(call) for arg in call.args}
-    for node in find_all(body, (cst.Attribute,)):
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
-            (reported if id(node) in in_reports else other).add(node.attr.value)
+def _self_reads(project: ProjectIndex, qualname: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the `self` attributes a method reads as a print or log argument, those it reads
+    otherwise), once per method: the bases' methods are shared by every subclass."""
+    def find() -> tuple[frozenset[str], frozenset[str]]:
+        method = project.function(qualname)
+        if method is None:
+            return frozenset(), frozenset()
+        body = method.node.body
+        in_reports = {id(arg.value) for call in find_all(body, (cst.Call,)) if is_reporting_call(call) for arg in call.args}
+        reads = [node for node in find_all(body, (cst.Attribute,))
+                 if isinstance(node.value, cst.Name) and node.value.value == "self"]
+        return (frozenset(n.attr.value for n in reads if id(n) in in_reports),
+                frozenset(n.attr.value for n in reads if id(n) not in in_reports))
+    return project.derived(f"self-reads:{qualname}", find)
 
 
 def _passes_self(fn: cst.FunctionDef) -> bool:

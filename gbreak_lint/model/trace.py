@@ -354,7 +354,8 @@ class Tracer:
         # for a subclass compiles again for the base
         runtime = key.self_class or (fn.class_qualname if fn is not None else None) or ""
         runtime = runtime if reads_self_attributes(self.env.project, key.qualname) else ""
-        cls = self.env.project.klass(key.self_class or (fn.class_qualname if fn is not None else None))
+        cls = self.env.project.klass(key.self_class or (fn.class_qualname if fn is not None else None)) \
+            if key.attributes else None
         unread = reported_only_attributes(self.env.project, cls) if cls is not None else frozenset()
         attributes = tuple(kv for kv in key.attributes if kv[0] not in unread)
         return consts, attributes, key.training, key.cells, passed, self.global_state, runtime, key.shapes
